@@ -1,0 +1,89 @@
+/**
+ * One error hierarchy for the whole crawler. Every error a module throws on
+ * purpose is a CrawlerError with a stable `code`; the command-line front ends
+ * map codes to exit status and print `message` as one line, never a stack.
+ */
+
+/** Stable error codes. Never renumber or reuse one: scripts may match on them. */
+export type ErrorCode =
+  // command line and configuration
+  | 'ERR_USAGE'
+  | 'ERR_INVALID_OPTION'
+  // URLs
+  | 'ERR_INVALID_URL'
+  | 'ERR_UNSUPPORTED_SCHEME'
+  | 'ERR_URL_TOO_LONG'
+  | 'ERR_INVALID_PORT'
+  | 'ERR_INVALID_HOST'
+  // network and HTTP
+  | 'ERR_DNS'
+  | 'ERR_CONNECT'
+  | 'ERR_CONNECT_TIMEOUT'
+  | 'ERR_IDLE_TIMEOUT'
+  | 'ERR_RESPONSE_TIMEOUT'
+  | 'ERR_SOCKET'
+  | 'ERR_TLS'
+  | 'ERR_HEADERS_OVERFLOW'
+  | 'ERR_BODY_OVERFLOW'
+  | 'ERR_BAD_RESPONSE'
+  | 'ERR_PREMATURE_CLOSE'
+  | 'ERR_REDIRECT_LIMIT'
+  | 'ERR_ABORTED'
+  // storage
+  | 'ERR_PAGE_DIRECTORY'
+  | 'ERR_OUTPUT_DIRECTORY'
+  | 'ERR_WRITE'
+  | 'ERR_STATE'
+  // the crawl itself
+  | 'ERR_SEED';
+
+export interface CrawlerErrorOptions {
+  /** The URL the failure concerns, when there is one. */
+  url?: string;
+  /** The lower-level error, kept for debugging (never printed to users). */
+  cause?: unknown;
+}
+
+/** Base class of every deliberate failure. `code` is stable; `message` is one line. */
+export class CrawlerError extends Error {
+  override readonly name = 'CrawlerError';
+  readonly code: ErrorCode;
+  readonly url: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: CrawlerErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.url = options.url;
+  }
+}
+
+/** True when `err` is a CrawlerError (optionally with one of `codes`). */
+export function isCrawlerError(err: unknown, ...codes: ErrorCode[]): err is CrawlerError {
+  return err instanceof CrawlerError && (codes.length === 0 || codes.includes(err.code));
+}
+
+/** Network-level codes: no HTTP status line was received (KeywordHunter prints status=0). */
+export const NETWORK_CODES: readonly ErrorCode[] = [
+  'ERR_DNS',
+  'ERR_CONNECT',
+  'ERR_CONNECT_TIMEOUT',
+  'ERR_IDLE_TIMEOUT',
+  'ERR_RESPONSE_TIMEOUT',
+  'ERR_SOCKET',
+  'ERR_TLS',
+  'ERR_PREMATURE_CLOSE',
+  'ERR_BAD_RESPONSE',
+  'ERR_HEADERS_OVERFLOW',
+  'ERR_BODY_OVERFLOW',
+  'ERR_ABORTED',
+];
+
+/** A one-line description of any thrown value, for logs (no stack trace). */
+export function describeError(err: unknown): string {
+  if (err instanceof CrawlerError) return err.message;
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code ? `${code}: ${err.message.split('\n')[0]}` : err.message.split('\n')[0] ?? String(err);
+  }
+  return String(err);
+}
