@@ -1,0 +1,33 @@
+/**
+ * Flags both programs take (timeouts, caps, connections), with their
+ * defaults in one place, and the client settings they give.
+ */
+import type { FlagSpec, FlagValues } from './args.js';
+import { DEFAULT_CLIENT_OPTIONS, type HttpClientOptions } from '../http/client.js';
+import { DEFAULT_MAX_URL_LENGTH } from '../url/http-url.js';
+
+export const HTTP_FLAGS: readonly FlagSpec[] = [
+  { name: 'connect-timeout', type: 'seconds', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.connectTimeoutMs / 1000, help: 'give up connecting (DNS, TCP, TLS) after this long' },
+  { name: 'idle-timeout', type: 'seconds', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.idleTimeoutMs / 1000, help: 'give up on a response when no byte arrives for this long' },
+  { name: 'response-timeout', type: 'seconds', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.responseTimeoutMs / 1000, help: 'give up on a response not complete this long after the request' },
+  { name: 'max-header-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxHeaderBytes, help: 'largest response header section accepted' },
+  { name: 'max-body-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxBodyBytes, help: 'largest response body accepted' },
+  { name: 'max-redirects', type: 'count', arg: 'N', default: 5, help: 'most redirect hops followed from one link' },
+  { name: 'max-url-length', type: 'count', arg: 'CHARS', default: DEFAULT_MAX_URL_LENGTH, help: 'longer links are skipped' },
+  { name: 'no-keep-alive', type: 'boolean', help: 'send "Connection: close" and open a connection per request' },
+  { name: 'insecure', type: 'boolean', help: 'do not verify TLS certificates (test servers only)' },
+];
+
+/** Client settings from parsed flags. */
+export function clientOptionsFrom(flags: FlagValues, userAgent: string): Partial<HttpClientOptions> & { userAgent: string } {
+  const ms = (name: string): number => Math.round((flags[name] as number) * 1000);
+  return {
+    userAgent,
+    keepAlive: flags['no-keep-alive'] !== true,
+    connectTimeoutMs: ms('connect-timeout'),
+    idleTimeoutMs: ms('idle-timeout'),
+    responseTimeoutMs: ms('response-timeout'),
+    limits: { maxHeaderBytes: flags['max-header-bytes'] as number, maxBodyBytes: flags['max-body-bytes'] as number },
+    rejectUnauthorized: flags['insecure'] !== true,
+  };
+}

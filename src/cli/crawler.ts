@@ -1,0 +1,192 @@
+/**
+ * `crawler [options] seedURL pageDirectory maxDepth`: the TinySearch Engine
+ * crawler. Breadth first within one server, polite, each page saved as
+ * `pageDirectory/ID`, a CS50-format log on stdout.
+ */
+import { CrawlerError, describeError, type ErrorCode } from '../errors.js';
+import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
+import { PoliteFetcher } from '../engine/polite-fetch.js';
+import { HtmlLinkExtractor } from '../extract/html.js';
+import { MemoryFrontier } from '../frontier/memory-store.js';
+import { Politeness } from '../frontier/politeness.js';
+import type { FrontierEntry } from '../frontier/store.js';
+import { HttpClient } from '../http/client.js';
+import { headerValue } from '../http/response-parser.js';
+import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
+import { checkPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
+import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
+import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
+import { prefixScope, sameOriginScope, type Scope } from '../url/scope.js';
+import { formatFlags, parseArgs, type FlagSpec } from './args.js';
+import { clientOptionsFrom, HTTP_FLAGS } from './common-flags.js';
+import { CrawlLog } from './crawl-log.js';
+import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
+
+export const CRAWLER_USER_AGENT = 'polite-crawler/0.1 (TinySearch Engine crawler)';
+export const DEFAULT_DEPTH_LIMIT = 10;
+
+const FLAGS: readonly FlagSpec[] = [
+  { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
+  { name: 'delay', type: 'seconds', arg: 'SECONDS', default: 1, help: 'least time between request starts to the server (robots.txt Crawl-delay can raise it)' },
+  { name: 'depth-limit', type: 'count', arg: 'N', default: DEFAULT_DEPTH_LIMIT, help: 'largest maxDepth accepted' },
+  { name: 'internal', type: 'string', arg: 'PREFIX', help: 'URLs starting with PREFIX are internal (default: same scheme, host and port as the seed)' },
+  { name: 'ignore-robots', type: 'boolean', help: 'do not fetch or obey robots.txt' },
+  { name: 'max-pages', type: 'count', arg: 'N', help: 'stop after N responses (default: no limit)' },
+  { name: 'user-agent', type: 'string', arg: 'TEXT', default: CRAWLER_USER_AGENT, help: 'User-Agent header and robots.txt agent' },
+  { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
+  { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
+  ...HTTP_FLAGS,
+];
+
+export const CRAWLER_HELP = `Usage: crawler [options] seedURL pageDirectory maxDepth
+
+Crawls breadth first from seedURL, following links within the seed's server
+(same scheme, host and port) to maxDepth, and saves each page as
+pageDirectory/ID: the URL, a newline, the depth, a newline, then the page
+exactly as served. IDs are 1, 2, 3... in the order pages are saved.
+
+  seedURL        absolute http:// or https:// URL of the first page
+  pageDirectory  existing, writable directory (an earlier crawl in it is replaced)
+  maxDepth       0 to the depth limit (${DEFAULT_DEPTH_LIMIT}); 0 saves only the seed
+
+Options:
+${formatFlags(FLAGS)}
+
+Log (stdout): one line per event, "%2d %*s%9s: %s" (depth, indent, word, URL),
+words Fetched, Scanning, Found, Added, IgnDupl, IgnExtrn, IgnRobots, Failed.
+
+Exit status: 0 the crawl ran (some pages may have failed); 1 an error
+prevented it (bad arguments, unusable directory, seed not fetchable:
+"PANIC: cannot crawl"); 130 stopped by SIGINT/SIGTERM.
+`;
+
+function usage(message: string, code: ErrorCode = 'ERR_USAGE'): CrawlerError {
+  return new CrawlerError(code, `${message}\nUsage: crawler [options] seedURL pageDirectory maxDepth (see --help)`);
+}
+
+/** crawler's main: returns the exit status. */
+export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs(argv, FLAGS);
+  } catch (err) {
+    throw usage(describeError(err), 'ERR_INVALID_OPTION');
+  }
+  const { flags, positionals } = parsed;
+  if (flags['help'] === true) {
+    io.stdout(CRAWLER_HELP);
+    return 0;
+  }
+  if (positionals.length !== 3) throw usage(`expected 3 arguments (seedURL pageDirectory maxDepth), got ${positionals.length}`);
+  const [seedText, pageDir, depthText] = positionals as [string, string, string];
+
+  let seed: HttpUrl;
+  try {
+    seed = parseHttpUrl(seedText, flags['max-url-length'] as number);
+  } catch (err) {
+    throw usage(`invalid seedURL "${seedText}": ${describeError(err)}`, 'ERR_INVALID_URL');
+  }
+  const depthLimit = flags['depth-limit'] as number;
+  if (!/^[0-9]+$/.test(depthText)) throw usage(`maxDepth must be a non-negative integer written in digits, got "${depthText}"`);
+  const maxDepth = Number(depthText);
+  if (maxDepth > depthLimit) throw usage(`maxDepth ${depthText} is above the depth limit ${depthLimit} (--depth-limit N changes it)`);
+  let scope: Scope;
+  try {
+    scope = flags['internal'] !== undefined ? prefixScope(flags['internal'] as string) : sameOriginScope(seed);
+  } catch (err) {
+    throw usage(`invalid --internal prefix: ${describeError(err)}`, 'ERR_INVALID_OPTION');
+  }
+  if (!scope(seed)) throw usage(`seedURL ${seed.key} is not inside --internal ${String(flags['internal'])}`, 'ERR_INVALID_OPTION');
+  await checkPageDirectory(pageDir);
+
+  const userAgent = flags['user-agent'] as string;
+  const client = new HttpClient(clientOptionsFrom(flags, userAgent));
+  const politeness = new Politeness({ delayMs: (flags['delay'] as number) * 1000 });
+  const fetcher = new PoliteFetcher(client, politeness, io.signal);
+  const maxUrl = flags['max-url-length'] as number;
+  const maxRedirects = flags['max-redirects'] as number;
+  const resolve = (href: string, base: HttpUrl): HttpUrl => resolveHttpUrl(href, base, maxUrl);
+  const robots =
+    flags['ignore-robots'] === true
+      ? undefined
+      : new RobotsPolicy({ userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: fetcher.robotsFetcher((h) => parseHttpUrl(h, maxUrl), resolve, maxRedirects) });
+  const sink = new TsePageDirectory(pageDir);
+  const log = new CrawlLog(io, flags['json'] === true ? 'json' : flags['quiet'] === true ? 'quiet' : 'cs50');
+  let panic: CrawlerError | undefined;
+  const isSeed = (entry: FrontierEntry): boolean => entry.key === seed.key;
+  const fail = (entry: FrontierEntry, url: HttpUrl, reason: string): void => {
+    if (isSeed(entry) && sink.peekId === 1) panic = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${seed.key}: ${reason}`, { url: seed.key });
+    else log.event(entry.depth, 'Failed', url.key, reason);
+  };
+
+  const program: CrawlProgram = {
+    resolveLink: resolve,
+    inScope: (url) => scope(url) && !hasNonHtmlExtension(url.path),
+    async onResponse(page: FetchedPage) {
+      const { response, url, entry } = page;
+      if (response.status !== 200) {
+        fail(entry, url, `(HTTP ${response.status})`);
+        return 'done';
+      }
+      const type = headerValue(response.headers, 'content-type');
+      if (!isHtmlContentType(type)) {
+        fail(entry, url, `(not HTML: ${type})`);
+        return 'done';
+      }
+      await sink.save({ url: url.key, depth: page.depth, body: response.body });
+      log.event(page.depth, 'Fetched', url.key);
+      log.flush();
+      return 'scan';
+    },
+    onFailure(entry, url, error) {
+      fail(entry, url, `(${error.message})`);
+    },
+    onSeedDisallowed(url) {
+      panic = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${url.key}: robots.txt disallows it (--ignore-robots to crawl anyway)`);
+    },
+  };
+
+  const crawl = new Crawl({
+    seed,
+    seedDepth: 0,
+    maxDepth,
+    maxRedirects,
+    maxPages: flags['max-pages'] as number | undefined,
+    extractor: new HtmlLinkExtractor(),
+    fetcher,
+    politeness,
+    robots,
+    frontier: new MemoryFrontier(),
+    program,
+    signal: io.signal,
+    events: {
+      onScan: (url, depth) => log.event(depth, 'Scanning', url.key),
+      onLink: (raw, url, action, depth) => {
+        log.event(depth, 'Found', url?.key ?? raw);
+        log.event(depth, action === 'follow' ? 'Added' : action === 'duplicate' ? 'IgnDupl' : action === 'robots' ? 'IgnRobots' : 'IgnExtrn', url?.key ?? raw);
+      },
+      onRedirect: (from, to, raw, action, depth, error) => {
+        if (action === 'follow') return;
+        const why = error?.message ?? (action === 'duplicate' ? 'already seen' : action === 'robots' ? 'disallowed by robots.txt' : action === 'invalid' ? 'not a crawlable URL' : 'outside the crawl');
+        log.event(depth, 'Failed', from.key, `(redirects to ${to?.key ?? raw}: ${why})`);
+      },
+    },
+  });
+  let summary;
+  try {
+    summary = await crawl.run();
+  } finally {
+    log.flush();
+    client.close();
+  }
+  if (panic !== undefined) throw panic;
+  const saved = sink.peekId - 1;
+  if (summary.stoppedBy === 'signal') {
+    io.stderr(`crawler: interrupted after ${saved} pages in ${pageDir}\n`);
+    return EXIT_INTERRUPTED;
+  }
+  const removed = await sink.removeStale();
+  if (removed > 0) io.stderr(`crawler: removed ${removed} page files of an earlier crawl from ${pageDir}\n`);
+  io.stderr(`crawler: saved ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
+  return 0;
+}

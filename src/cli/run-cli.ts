@@ -1,0 +1,58 @@
+/**
+ * The only code that touches `process`: runs a program's `main(argv, io)`,
+ * wires SIGINT/SIGTERM to an abort signal (a second signal exits at once),
+ * prints a CrawlerError as one line and maps it to an exit status.
+ */
+import { describeError, isCrawlerError } from '../errors.js';
+
+/** What a program may use of the outside world. */
+export interface CliIo {
+  /** Machine-readable output. Each call is written at once. */
+  stdout: (text: string | Uint8Array) => void;
+  /** Messages for people. */
+  stderr: (text: string) => void;
+  /** True when stderr is a terminal (progress may be drawn). */
+  stderrIsTTY: boolean;
+  /** Aborted on SIGINT or SIGTERM. */
+  signal: AbortSignal;
+}
+
+export type Main = (argv: string[], io: CliIo) => Promise<number>;
+
+/** Exit status for a stop by signal (128 + SIGINT). */
+export const EXIT_INTERRUPTED = 130;
+
+export function runCli(main: Main, programName: string): void {
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    signals++;
+    if (signals > 1) process.exit(EXIT_INTERRUPTED);
+    process.stderr.write(`${programName}: ${sig} received, stopping after the page in flight (again to quit now)\n`);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // A reader that closed its end of the pipe (e.g. `| head`) is not an error of ours.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+  });
+  const io: CliIo = {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    stderrIsTTY: process.stderr.isTTY === true,
+    signal: controller.signal,
+  };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+      // Anything still pending (idle sockets, timers) must not hold the exit.
+      setImmediate(() => process.exit(code));
+    },
+    (err: unknown) => {
+      if (isCrawlerError(err)) process.stderr.write(`${programName}: ${err.message}\n`);
+      else process.stderr.write(`${programName}: internal error: ${describeError(err)}\n${(err as Error)?.stack ?? ''}\n`);
+      process.exit(1);
+    },
+  );
+}

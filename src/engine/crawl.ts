@@ -1,0 +1,208 @@
+/**
+ * The crawl loop both programs share: take the next URL breadth first, wait
+ * for the host's turn, fetch it (following redirects hop by hop, each hop a
+ * request start), hand the response to the program, and classify every link
+ * of the page (external, duplicate, robots-disallowed, followed).
+ *
+ * Policy lives in the program's configuration (`CrawlProgram`): which links
+ * are in scope, what to do with a response, when to stop. The engine only
+ * reports what happened through `CrawlEvents`; formatting is the front end's.
+ */
+import { CrawlerError, isCrawlerError } from '../errors.js';
+import type { LinkExtractor } from '../extract/types.js';
+import type { FrontierEntry, FrontierStore } from '../frontier/store.js';
+import type { Politeness } from '../frontier/politeness.js';
+import type { FetchResponse } from '../http/client.js';
+import type { RobotsPolicy } from '../robots/policy.js';
+import type { RobotsRules } from '../robots/rules.js';
+import type { HttpUrl } from '../url/http-url.js';
+import { redirectLocation, type PoliteFetcher } from './polite-fetch.js';
+
+/** What became of a link (or a redirect target). */
+export type LinkAction = 'follow' | 'duplicate' | 'robots' | 'external';
+
+/** A page as handed to the program. */
+export interface FetchedPage {
+  entry: FrontierEntry;
+  /** The URL finally answered (after redirects). */
+  url: HttpUrl;
+  depth: number;
+  response: FetchResponse;
+}
+
+/** What the program wants after seeing a final response. */
+export type PageVerdict = 'scan' | 'done' | 'stop';
+
+/** The program's policy. */
+export interface CrawlProgram {
+  /** Resolves a link found on `page`; throws CrawlerError when it is not a crawlable URL. */
+  resolveLink(href: string, page: HttpUrl): HttpUrl;
+  /** False for a URL the crawl must never request (out of scope, not a page). */
+  inScope(url: HttpUrl): boolean;
+  /** Handles a final (non-redirect) response: save it, search it. */
+  onResponse(page: FetchedPage): Promise<PageVerdict>;
+  /** Handles a URL that could not be fetched at all (no status line). */
+  onFailure(entry: FrontierEntry, url: HttpUrl, error: CrawlerError): Promise<void> | void;
+  /** Robots.txt disallows the seed. */
+  onSeedDisallowed(seed: HttpUrl): void;
+}
+
+/** Events, in the order they happen. All optional. */
+export interface CrawlEvents {
+  /** A request's response arrived (any status), or failed (`error`). */
+  onHop?(url: HttpUrl, depth: number, status: number, error: CrawlerError | undefined): void;
+  /** A redirect's target was classified; `follow` means it is fetched next. */
+  onRedirect?(from: HttpUrl, to: HttpUrl | undefined, raw: string, action: LinkAction | 'invalid', depth: number, error?: CrawlerError): void;
+  /** A page below the depth limit is being scanned for links. */
+  onScan?(url: HttpUrl, depth: number): void;
+  /** A link of a scanned page; `url` undefined when it is not an http(s) URL (`error` says why). */
+  onLink?(raw: string, url: HttpUrl | undefined, action: LinkAction | 'invalid', depth: number, error?: CrawlerError): void;
+}
+
+export interface CrawlOptions {
+  seed: HttpUrl;
+  /** The seed's depth: 0 for crawler, 1 for KeywordHunter. */
+  seedDepth: number;
+  /** Pages at this depth are fetched but their links are not followed. */
+  maxDepth: number;
+  maxRedirects: number;
+  /** Stop after this many final responses (undefined: no cap). */
+  maxPages: number | undefined;
+  extractor: LinkExtractor;
+  fetcher: PoliteFetcher;
+  politeness: Politeness;
+  robots: RobotsPolicy | undefined;
+  frontier: FrontierStore;
+  program: CrawlProgram;
+  events: CrawlEvents;
+  signal?: AbortSignal;
+}
+
+export interface CrawlSummary {
+  pages: number;
+  stoppedBy: 'done' | 'program' | 'signal' | 'max-pages' | 'seed-disallowed';
+}
+
+/** Runs a crawl to its end. Resolves with a summary; rejects only on errors that stop it (the program's). */
+export class Crawl {
+  private readonly o: CrawlOptions;
+  private pages = 0;
+
+  constructor(options: CrawlOptions) {
+    this.o = options;
+  }
+
+  async run(): Promise<CrawlSummary> {
+    const { seed, frontier } = this.o;
+    if (frontier.isSeen(seed.key) && frontier.pending === 0) return { pages: 0, stoppedBy: 'done' };
+    if (!frontier.isSeen(seed.key)) {
+      if (!(await this.robotsAllow(seed))) {
+        this.o.program.onSeedDisallowed(seed);
+        return { pages: 0, stoppedBy: 'seed-disallowed' };
+      }
+      frontier.add({ key: seed.key, url: seed.href, depth: this.o.seedDepth });
+    }
+    for (;;) {
+      if (this.o.signal?.aborted) return { pages: this.pages, stoppedBy: 'signal' };
+      if (this.o.maxPages !== undefined && this.pages >= this.o.maxPages) return { pages: this.pages, stoppedBy: 'max-pages' };
+      const entry = frontier.next();
+      if (entry === undefined) return { pages: this.pages, stoppedBy: 'done' };
+      const verdict = await this.visit(entry);
+      if (verdict === 'stop') return { pages: this.pages, stoppedBy: 'program' };
+    }
+  }
+
+  /** Fetches one frontier entry, hop by hop, and scans it. */
+  private async visit(entry: FrontierEntry): Promise<PageVerdict> {
+    const { program, events } = this.o;
+    let url = this.o.program.resolveLink(entry.url, this.o.seed);
+    for (let hop = 0; ; hop++) {
+      let response: FetchResponse;
+      try {
+        response = await this.o.fetcher.fetch(url);
+      } catch (err) {
+        if (!isCrawlerError(err)) throw err;
+        events.onHop?.(url, entry.depth, 0, err);
+        await program.onFailure(entry, url, err);
+        return 'done';
+      }
+      events.onHop?.(url, entry.depth, response.status, undefined);
+      const location = redirectLocation(response);
+      if (location === undefined) {
+        this.pages++;
+        const verdict = await program.onResponse({ entry, url, depth: entry.depth, response });
+        if (verdict === 'scan' && entry.depth < this.o.maxDepth) await this.scan(url, entry.depth, response.body);
+        return verdict === 'stop' ? 'stop' : 'done';
+      }
+      // A redirect: its target is handled like a link of the page, at the same depth.
+      let target: HttpUrl;
+      try {
+        target = program.resolveLink(location, url);
+      } catch (err) {
+        if (!isCrawlerError(err)) throw err;
+        events.onRedirect?.(url, undefined, location, 'invalid', entry.depth, err);
+        return 'done';
+      }
+      if (hop + 1 > this.o.maxRedirects) {
+        const err = new CrawlerError('ERR_REDIRECT_LIMIT', `more than ${this.o.maxRedirects} redirects`, { url: url.href });
+        events.onRedirect?.(url, target, location, 'invalid', entry.depth, err);
+        await program.onFailure(entry, target, err);
+        return 'done';
+      }
+      const action = await this.classify(target);
+      events.onRedirect?.(url, target, location, action, entry.depth);
+      if (action !== 'follow') return 'done';
+      this.o.frontier.markSeen(target.key);
+      url = target;
+    }
+  }
+
+  /** Extracts, resolves and classifies the links of a page, in document order. */
+  private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<void> {
+    const { program, events, frontier } = this.o;
+    events.onScan?.(page, depth);
+    const found = this.o.extractor.extract(body);
+    let base = page;
+    if (found.base !== undefined) {
+      try {
+        base = program.resolveLink(found.base, page);
+      } catch {
+        // An unusable <base href> is ignored, as browsers do.
+      }
+    }
+    for (const raw of found.hrefs) {
+      let url: HttpUrl;
+      try {
+        url = program.resolveLink(raw, base);
+      } catch (err) {
+        if (!isCrawlerError(err)) throw err;
+        events.onLink?.(raw, undefined, 'invalid', depth, err);
+        continue;
+      }
+      const action = await this.classify(url);
+      if (action === 'follow') frontier.add({ key: url.key, url: url.href, depth: depth + 1 });
+      events.onLink?.(raw, url, action, depth);
+    }
+  }
+
+  /** external, then duplicate, then robots, else follow. Robots-disallowed URLs are not remembered as seen. */
+  private async classify(url: HttpUrl): Promise<LinkAction> {
+    if (!this.o.program.inScope(url)) return 'external';
+    if (this.o.frontier.isSeen(url.key)) return 'duplicate';
+    if (!(await this.robotsAllow(url))) return 'robots';
+    return 'follow';
+  }
+
+  private async robotsAllow(url: HttpUrl): Promise<boolean> {
+    const robots = this.o.robots;
+    if (robots === undefined) return true;
+    const rules = robots.cached(url.origin) ?? (await this.loadRobots(robots, url));
+    return rules.isAllowed(url.pathAndQuery);
+  }
+
+  private async loadRobots(robots: RobotsPolicy, url: HttpUrl): Promise<RobotsRules> {
+    const rules = await robots.rulesFor(url.origin);
+    if (rules.crawlDelay !== undefined) this.o.politeness.setHostDelay(url.origin, rules.crawlDelay * 1000);
+    return rules;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * A fetch that keeps the host's turn: wait until the host's politeness
+ * interval has passed since its last request start, then request, stamping
+ * the start when the request bytes are written. Pages and robots.txt both
+ * go through it, so robots requests count against the delay too.
+ */
+import type { Politeness } from '../frontier/politeness.js';
+import type { FetchResponse, HttpClient } from '../http/client.js';
+import { headerValue } from '../http/response-parser.js';
+import type { RobotsFetcher } from '../robots/policy.js';
+import type { HttpUrl } from '../url/http-url.js';
+
+/** Statuses whose Location is followed (RFC 9110 §15.4). */
+export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** The Location of a redirect response, or undefined when it is not one. */
+export function redirectLocation(res: FetchResponse): string | undefined {
+  return REDIRECT_STATUSES.has(res.status) ? headerValue(res.headers, 'location') : undefined;
+}
+
+export class PoliteFetcher {
+  constructor(
+    private readonly client: HttpClient,
+    private readonly politeness: Politeness,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  /** One request to `url` after the host's politeness wait. */
+  async fetch(url: HttpUrl): Promise<FetchResponse> {
+    const { politeness } = this;
+    await politeness.wait(url.origin, this.signal);
+    let stamped = false;
+    try {
+      return await this.client.fetch(url, {
+        onRequestWritten: () => {
+          stamped = true;
+          politeness.stamp(url.origin);
+        },
+      });
+    } finally {
+      // A failed connect still counts as an attempt on the host.
+      if (!stamped) politeness.stamp(url.origin);
+    }
+  }
+
+  /**
+   * A RobotsFetcher over this fetcher: follows up to `maxRedirects` redirects
+   * (RFC 9309 §2.3.1.2), each hop polite.
+   */
+  robotsFetcher(parse: (href: string) => HttpUrl, resolve: (href: string, base: HttpUrl) => HttpUrl, maxRedirects: number): RobotsFetcher {
+    return async (robotsUrl) => {
+      try {
+        let url = parse(robotsUrl);
+        for (let hop = 0; ; hop++) {
+          const res = await this.fetch(url);
+          const location = redirectLocation(res);
+          if (location === undefined || hop >= maxRedirects) return { status: res.status, body: res.body };
+          url = resolve(location, url);
+        }
+      } catch (err) {
+        return { error: err };
+      }
+    };
+  }
+}

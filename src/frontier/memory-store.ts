@@ -1,0 +1,46 @@
+/**
+ * The in-memory frontier: a Set of identity keys and a FIFO queue. Entries
+ * are added at their parent's depth + 1 while pages are taken in order, so
+ * FIFO order is breadth-first order.
+ */
+import type { FrontierEntry, FrontierStore } from './store.js';
+
+export class MemoryFrontier implements FrontierStore {
+  private readonly seen = new Set<string>();
+  private queue: FrontierEntry[] = [];
+  private head = 0;
+
+  add(entry: FrontierEntry): boolean {
+    if (this.seen.has(entry.key)) return false;
+    this.seen.add(entry.key);
+    this.queue.push(entry);
+    return true;
+  }
+
+  markSeen(key: string): boolean {
+    if (this.seen.has(key)) return false;
+    this.seen.add(key);
+    return true;
+  }
+
+  isSeen(key: string): boolean {
+    return this.seen.has(key);
+  }
+
+  next(): FrontierEntry | undefined {
+    if (this.head >= this.queue.length) return undefined;
+    const e = this.queue[this.head] as FrontierEntry;
+    this.queue[this.head] = undefined as unknown as FrontierEntry; // let it be collected
+    this.head++;
+    // Compact now and then so a long crawl does not keep a dead prefix.
+    if (this.head > 4096 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    return e;
+  }
+
+  get pending(): number {
+    return this.queue.length - this.head;
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The HTTP/1.1 client: one request and its response, over a kept-alive
+ * connection to the origin when one is idle (RFC 9112 §9.3), a fresh one
+ * otherwise. A request that fails on a reused connection before any byte of
+ * the response arrived is retried once on a fresh connection: the server may
+ * have closed the idle connection just as we wrote (RFC 9112 §9.3.1).
+ *
+ * The client only fetches. Redirects, robots.txt and politeness belong to
+ * the engine, which sees every hop (each hop is a request start to a host).
+ */
+import type { HttpUrl } from '../url/http-url.js';
+import { Connection, defaultConnector, ExchangeError, type Connector } from './connection.js';
+import { buildRequest } from './request.js';
+import { DEFAULT_LIMITS, type ParsedResponse, type ParserLimits } from './response-parser.js';
+
+/** Client settings; every wait and size is bounded. */
+export interface HttpClientOptions {
+  userAgent: string;
+  /** Reuse connections (default true); false sends `Connection: close`. */
+  keepAlive: boolean;
+  connectTimeoutMs: number;
+  idleTimeoutMs: number;
+  responseTimeoutMs: number;
+  limits: ParserLimits;
+  /** Verify TLS certificates (default true). */
+  rejectUnauthorized: boolean;
+  /** Most idle connections kept per origin. */
+  maxIdlePerOrigin: number;
+  connector: Connector;
+}
+
+export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent'> = {
+  keepAlive: true,
+  connectTimeoutMs: 10_000,
+  idleTimeoutMs: 15_000,
+  responseTimeoutMs: 30_000,
+  limits: DEFAULT_LIMITS,
+  rejectUnauthorized: true,
+  maxIdlePerOrigin: 4,
+  connector: defaultConnector,
+};
+
+/** What one exchange gave. */
+export interface FetchResponse extends ParsedResponse {
+  /** The URL that was requested. */
+  url: HttpUrl;
+  /** True when the response came over a connection that had served before. */
+  reused: boolean;
+}
+
+export interface FetchOptions {
+  head?: boolean;
+  /** Called when the request bytes are written (politeness measures request starts). */
+  onRequestWritten?: () => void;
+}
+
+export class HttpClient {
+  readonly options: HttpClientOptions;
+  private readonly idle = new Map<string, Connection[]>();
+  private readonly open = new Set<Connection>();
+
+  constructor(options: Partial<HttpClientOptions> & { userAgent: string }) {
+    this.options = { ...DEFAULT_CLIENT_OPTIONS, ...options };
+  }
+
+  /** Connections opened so far and not yet closed. */
+  get openConnections(): number {
+    return this.open.size;
+  }
+
+  /** Performs one GET (or HEAD). Rejects with CrawlerError when no complete response arrived. */
+  async fetch(url: HttpUrl, options: FetchOptions = {}): Promise<FetchResponse> {
+    const request = buildRequest({ method: options.head ? 'HEAD' : 'GET', url, userAgent: this.options.userAgent, keepAlive: this.options.keepAlive });
+    const pooled = this.takeIdle(url.origin);
+    if (pooled !== undefined) {
+      try {
+        return await this.exchangeOn(pooled, url, request, options, true);
+      } catch (err) {
+        // Stale keep-alive connection: retry once on a fresh one.
+        if (!(err instanceof ExchangeError) || err.receivedBytes || !isStaleCode(err.code)) throw err;
+      }
+    }
+    const fresh = await this.connect(url);
+    return this.exchangeOn(fresh, url, request, options, false);
+  }
+
+  /** Closes every connection. */
+  close(): void {
+    for (const c of this.open) c.close();
+    this.open.clear();
+    this.idle.clear();
+  }
+
+  private async connect(url: HttpUrl): Promise<Connection> {
+    const socket = await this.options.connector(
+      { hostname: url.hostname, port: url.port, tls: url.scheme === 'https', rejectUnauthorized: this.options.rejectUnauthorized },
+      this.options.connectTimeoutMs,
+    );
+    const conn = new Connection(socket);
+    this.open.add(conn);
+    socket.once('close', () => {
+      this.open.delete(conn);
+      this.dropIdle(url.origin, conn);
+    });
+    return conn;
+  }
+
+  private async exchangeOn(conn: Connection, url: HttpUrl, request: Buffer, options: FetchOptions, reused: boolean): Promise<FetchResponse> {
+    const res = await conn.exchange(request, {
+      idleTimeoutMs: this.options.idleTimeoutMs,
+      responseTimeoutMs: this.options.responseTimeoutMs,
+      limits: this.options.limits,
+      head: options.head === true,
+      ...(options.onRequestWritten ? { onRequestWritten: options.onRequestWritten } : {}),
+    });
+    if (this.options.keepAlive && conn.alive) this.putIdle(url.origin, conn);
+    else conn.close();
+    const out = res as FetchResponse;
+    out.url = url;
+    out.reused = reused;
+    return out;
+  }
+
+  private takeIdle(origin: string): Connection | undefined {
+    const list = this.idle.get(origin);
+    while (list !== undefined && list.length > 0) {
+      const c = list.pop() as Connection;
+      if (c.alive) return c;
+    }
+    return undefined;
+  }
+
+  private putIdle(origin: string, conn: Connection): void {
+    let list = this.idle.get(origin);
+    if (list === undefined) this.idle.set(origin, (list = []));
+    if (list.length >= this.options.maxIdlePerOrigin) conn.close();
+    else list.push(conn);
+  }
+
+  private dropIdle(origin: string, conn: Connection): void {
+    const list = this.idle.get(origin);
+    if (list === undefined) return;
+    const i = list.indexOf(conn);
+    if (i !== -1) list.splice(i, 1);
+    if (list.length === 0) this.idle.delete(origin);
+  }
+}
+
+function isStaleCode(code: string): boolean {
+  return code === 'ERR_SOCKET' || code === 'ERR_PREMATURE_CLOSE';
+}

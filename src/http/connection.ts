@@ -1,0 +1,189 @@
+/**
+ * One TCP (or TLS) connection to one origin and its life: connect with a
+ * timeout, carry one request at a time, enforce the idle and whole-response
+ * timeouts, and say afterwards whether it may carry another.
+ */
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { isIP } from 'node:net';
+import { CrawlerError, type ErrorCode } from '../errors.js';
+import { ResponseParser, type ParsedResponse, type ParserLimits } from './response-parser.js';
+
+/** Where to connect. */
+export interface Endpoint {
+  hostname: string;
+  port: number;
+  tls: boolean;
+  /** Whether to verify the server's certificate (default true). */
+  rejectUnauthorized?: boolean;
+}
+
+/** Makes a connected socket, or rejects with a CrawlerError. Swappable in tests. */
+export type Connector = (endpoint: Endpoint, timeoutMs: number) => Promise<Socket>;
+
+/** Maps a Node socket error to one of our codes. */
+export function socketErrorCode(err: unknown): ErrorCode {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? '';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NONAME') return 'ERR_DNS';
+  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EADDRNOTAVAIL') return 'ERR_CONNECT';
+  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT') return 'ERR_TLS';
+  return 'ERR_SOCKET';
+}
+
+function describeSocketError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  return e?.code ?? e?.message ?? String(err);
+}
+
+/** The default connector: node:net, or node:tls for https (SNI unless the host is an IP). */
+export const defaultConnector: Connector = (endpoint, timeoutMs) =>
+  new Promise<Socket>((resolve, reject) => {
+    const where = `${endpoint.hostname}:${endpoint.port}`;
+    const socket: Socket = endpoint.tls
+      ? tlsConnect({
+          host: endpoint.hostname,
+          port: endpoint.port,
+          rejectUnauthorized: endpoint.rejectUnauthorized ?? true,
+          ...(isIP(endpoint.hostname) === 0 ? { servername: endpoint.hostname } : {}),
+        })
+      : netConnect({ host: endpoint.hostname, port: endpoint.port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new CrawlerError('ERR_CONNECT_TIMEOUT', `connect timeout after ${timeoutMs} ms: ${where}`));
+    }, timeoutMs);
+    const onError = (err: Error): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      const code = socketErrorCode(err);
+      const what = code === 'ERR_DNS' ? 'cannot resolve host' : code === 'ERR_TLS' ? 'TLS handshake failed' : 'cannot connect';
+      reject(new CrawlerError(code, `${what}: ${where} (${describeSocketError(err)})`, { cause: err }));
+    };
+    socket.once('error', onError);
+    socket.once(endpoint.tls ? 'secureConnect' : 'connect', () => {
+      clearTimeout(timer);
+      socket.off('error', onError);
+      socket.setNoDelay(true);
+      resolve(socket);
+    });
+  });
+
+/** Per-request options. */
+export interface ExchangeOptions {
+  idleTimeoutMs: number;
+  responseTimeoutMs: number;
+  limits: ParserLimits;
+  head?: boolean;
+  /** Called once the request bytes have been handed to the socket (politeness stamps here). */
+  onRequestWritten?: () => void;
+}
+
+/** A failed exchange, with whether anything of the response had arrived (decides stale retry). */
+export class ExchangeError extends CrawlerError {
+  readonly receivedBytes: boolean;
+  constructor(code: ErrorCode, message: string, receivedBytes: boolean, cause?: unknown) {
+    super(code, message, { cause });
+    this.receivedBytes = receivedBytes;
+  }
+}
+
+/** One socket to one origin, carrying one request at a time. */
+export class Connection {
+  readonly socket: Socket;
+  /** How many responses this connection has delivered. */
+  served = 0;
+  private reusable = true;
+  private closed = false;
+
+  constructor(socket: Socket) {
+    this.socket = socket;
+    const markClosed = (): void => {
+      this.closed = true;
+    };
+    socket.on('close', markClosed);
+    socket.on('end', markClosed);
+    // Errors between requests only mark the connection dead; a request in
+    // flight has its own listener.
+    socket.on('error', markClosed);
+  }
+
+  /** True when the connection may carry another request. */
+  get alive(): boolean {
+    return this.reusable && !this.closed && !this.socket.destroyed;
+  }
+
+  /** Closes the socket now. */
+  close(): void {
+    this.reusable = false;
+    this.socket.destroy();
+  }
+
+  /** Writes a request and resolves with the complete response. Rejects with ExchangeError. */
+  exchange(request: Buffer, options: ExchangeOptions): Promise<ParsedResponse> {
+    const socket = this.socket;
+    return new Promise<ParsedResponse>((resolve, reject) => {
+      const parser = new ResponseParser({ limits: options.limits, headRequest: options.head === true });
+      let received = false;
+      let settled = false;
+      const finish = (err: ExchangeError | undefined, res?: ParsedResponse): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(wholeTimer);
+        socket.setTimeout(0);
+        socket.off('data', onData);
+        socket.off('end', onEnd);
+        socket.off('close', onEnd);
+        socket.off('error', onError);
+        socket.off('timeout', onIdle);
+        if (err !== undefined) {
+          this.close();
+          reject(err);
+          return;
+        }
+        this.served++;
+        if (res === undefined || !res.keepAlive || parser.extra.length > 0) this.close();
+        resolve(res as ParsedResponse);
+      };
+      const fail = (code: ErrorCode, message: string, cause?: unknown): void => finish(new ExchangeError(code, message, received, cause));
+      const onData = (chunk: Buffer): void => {
+        received = true;
+        try {
+          parser.feed(chunk);
+        } catch (err) {
+          const e = err as CrawlerError;
+          fail(e.code ?? 'ERR_BAD_RESPONSE', e.message, err);
+          return;
+        }
+        if (parser.done) finish(undefined, parser.response);
+      };
+      const onEnd = (): void => {
+        if (settled) return;
+        try {
+          parser.end();
+        } catch (err) {
+          const e = err as CrawlerError;
+          fail(e.code ?? 'ERR_PREMATURE_CLOSE', e.message, err);
+          return;
+        }
+        if (parser.done) finish(undefined, parser.response);
+        else fail('ERR_PREMATURE_CLOSE', 'connection closed before the response was complete');
+      };
+      const onError = (err: Error): void => fail(socketErrorCode(err), `connection error: ${describeSocketError(err)}`, err);
+      const onIdle = (): void => fail('ERR_IDLE_TIMEOUT', `no data for ${options.idleTimeoutMs} ms (idle timeout)`);
+      const wholeTimer = setTimeout(
+        () => fail('ERR_RESPONSE_TIMEOUT', `response not complete after ${options.responseTimeoutMs} ms (response timeout)`),
+        options.responseTimeoutMs,
+      );
+      if (this.closed || socket.destroyed) {
+        fail('ERR_PREMATURE_CLOSE', 'connection closed before the request was sent');
+        return;
+      }
+      socket.on('data', onData);
+      socket.once('end', onEnd);
+      socket.once('close', onEnd);
+      socket.on('error', onError);
+      socket.setTimeout(options.idleTimeoutMs, onIdle);
+      socket.write(request);
+      options.onRequestWritten?.();
+    });
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Builds the bytes of an HTTP/1.1 request (RFC 9112 §3). Pure: same input,
+ * same bytes, no I/O. The request target is percent-encoded so that no
+ * control character, space or non-ASCII byte can reach the request line,
+ * and header values are checked so that no header can be injected.
+ */
+import { CrawlerError } from '../errors.js';
+import type { HttpUrl } from '../url/http-url.js';
+
+export interface RequestSpec {
+  method?: 'GET' | 'HEAD';
+  /** The URL to request; its path and query form the target, its host the Host header. */
+  url: HttpUrl;
+  userAgent: string;
+  /** false sends `Connection: close`. */
+  keepAlive: boolean;
+  /** Extra header fields, sent after the standard ones. */
+  headers?: ReadonlyArray<readonly [string, string]>;
+}
+
+// Characters that may appear unencoded in a request target (RFC 3986 pchar,
+// "/", "?" and "%" of existing escapes). Everything else is encoded as UTF-8
+// octets: CTLs, space, DEL, '"', '<', '>', '\\', '^', '`', '{', '|', '}', non-ASCII.
+const SAFE = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%[]") {
+  SAFE[c.charCodeAt(0)] = 1;
+}
+const HEX = '0123456789ABCDEF';
+
+/** Percent-encodes every character of a request target that must not appear raw. */
+export function encodeTarget(target: string): string {
+  let i = 0;
+  const n = target.length;
+  while (i < n) {
+    const c = target.charCodeAt(i);
+    if (c >= 128 || SAFE[c] === 0) break;
+    i++;
+  }
+  if (i === n) return target; // the common case: nothing to encode, no copy
+  let out = target.slice(0, i);
+  for (const byte of Buffer.from(target.slice(i), 'utf8')) {
+    if (byte < 128 && SAFE[byte] === 1) out += String.fromCharCode(byte);
+    else out += '%' + HEX[byte >> 4] + HEX[byte & 15];
+  }
+  return out;
+}
+
+/** The Host header value: punycode host, port only when not the default. */
+export function hostHeader(url: HttpUrl): string {
+  const host = url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname;
+  const dflt = url.scheme === 'https' ? 443 : 80;
+  return url.port === dflt ? host : `${host}:${url.port}`;
+}
+
+// RFC 9110 §5.1 token; §5.5 field values: no CR, LF or NUL.
+const TOKEN_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// eslint-disable-next-line no-control-regex
+const BAD_VALUE_RE = /[\r\n\u0000]/;
+
+function checkHeader(name: string, value: string): void {
+  if (!TOKEN_RE.test(name)) throw new CrawlerError('ERR_INVALID_OPTION', `invalid header name "${name}"`);
+  if (BAD_VALUE_RE.test(value)) throw new CrawlerError('ERR_INVALID_OPTION', `invalid value for header ${name}: contains CR, LF or NUL`);
+}
+
+/** The request bytes for `spec`. Throws CrawlerError for an unsafe header. */
+export function buildRequest(spec: RequestSpec): Buffer {
+  checkHeader('User-Agent', spec.userAgent);
+  let head =
+    `${spec.method ?? 'GET'} ${encodeTarget(spec.url.pathAndQuery)} HTTP/1.1\r\n` +
+    `Host: ${hostHeader(spec.url)}\r\n` +
+    `User-Agent: ${spec.userAgent}\r\n` +
+    'Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\n' +
+    // Bodies are kept byte for byte, so ask for them unencoded.
+    'Accept-Encoding: identity\r\n' +
+    `Connection: ${spec.keepAlive ? 'keep-alive' : 'close'}\r\n`;
+  for (const [name, value] of spec.headers ?? []) {
+    checkHeader(name, value);
+    head += `${name}: ${value}\r\n`;
+  }
+  return Buffer.from(head + '\r\n', 'latin1');
+}

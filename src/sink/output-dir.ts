@@ -1,0 +1,89 @@
+/**
+ * KeywordHunter's OutputDir: every page fetched with status 200 is saved as
+ * one flat file named after the last segment of its path
+ * (`/photos/january.html` gives `january.html`; an empty segment gives
+ * `index.html`). Only the body is saved, byte for byte. A name can never
+ * escape the directory, and no page of the run overwrites another: a clash
+ * gets a numeric suffix (`index-2.html`).
+ */
+import { mkdir, stat } from 'node:fs/promises';
+import { CrawlerError } from '../errors.js';
+import { writeFileAtomic } from './atomic-file.js';
+
+/** Longest file name we make, in bytes (most file systems allow 255). */
+export const MAX_NAME_BYTES = 200;
+
+/** Creates `dir` when missing; fails when it cannot be created or is not a directory. */
+export async function prepareOutputDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'it exists and is not a directory' : `cannot create it (${code ?? err})`;
+    throw new CrawlerError('ERR_OUTPUT_DIRECTORY', `OutputDir "${dir}": ${why}`, { cause: err });
+  }
+  const st = await stat(dir).catch(() => undefined);
+  if (st === undefined || !st.isDirectory()) throw new CrawlerError('ERR_OUTPUT_DIRECTORY', `OutputDir "${dir}": it exists and is not a directory`);
+}
+
+function decodePercent(s: string): string {
+  if (s.indexOf('%') === -1) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s; // malformed escapes: keep the text as written
+  }
+}
+
+/**
+ * The safe file name for a URL path: the last segment, percent-decoded, with
+ * separators, NUL and control characters replaced, never "." or "..", and
+ * cut to MAX_NAME_BYTES keeping the extension.
+ */
+export function fileNameForPath(path: string): string {
+  const segment = decodePercent(path.slice(path.lastIndexOf('/') + 1));
+  // eslint-disable-next-line no-control-regex
+  let name = segment.replace(/[/\\\u0000-\u001f\u007f]/g, '_');
+  if (name === '' ) return 'index.html';
+  if (name === '.' || name === '..') return 'index.html';
+  if (name.startsWith('.')) name = '_' + name; // no hidden files (and never "..")
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES) {
+    const dot = name.lastIndexOf('.');
+    const ext = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : '';
+    let stem = name.slice(0, name.length - ext.length);
+    while (Buffer.byteLength(stem + ext) > MAX_NAME_BYTES) stem = stem.slice(0, -1);
+    name = stem + ext;
+  }
+  return name;
+}
+
+function withSuffix(name: string, n: number): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)}-${n}${name.slice(dot)}` : `${name}-${n}`;
+}
+
+export class OutputDirSink {
+  readonly dir: string;
+  private readonly used = new Set<string>();
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** The name the next page with this path would get (no file is written). */
+  nameFor(path: string): string {
+    const base = fileNameForPath(path);
+    let name = base;
+    for (let n = 2; this.used.has(name.toLowerCase()); n++) name = withSuffix(base, n);
+    return name;
+  }
+
+  /** Saves a body; resolves with the file name used. */
+  async save(path: string, body: Buffer): Promise<string> {
+    const name = this.nameFor(path);
+    // Names compare case-insensitively so that case-insensitive file systems never clash either.
+    this.used.add(name.toLowerCase());
+    await writeFileAtomic(this.dir, name, [body]);
+    return name;
+  }
+}

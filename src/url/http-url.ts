@@ -1,0 +1,158 @@
+/**
+ * http and https URLs as the crawler uses them: parsed once, validated
+ * (host, port, length), with the parts both programs print and the identity
+ * key used for de-duplication.
+ */
+import { domainToASCII } from 'node:url';
+import { CrawlerError } from '../errors.js';
+import { parseUriReference, recompose, removeDotSegments, resolveParts, type UriParts } from './uri.js';
+
+/** Default cap on the length of a URL, in characters (`--max-url-length`). */
+export const DEFAULT_MAX_URL_LENGTH = 2048;
+
+export type HttpScheme = 'http' | 'https';
+
+/** A parsed, validated http(s) URL. Immutable. */
+export interface HttpUrl {
+  readonly scheme: HttpScheme;
+  /** The host as written in the URL (case kept; brackets kept for IPv6). */
+  readonly host: string;
+  /** The host for the wire: lower-cased, IDN as punycode, IPv6 without brackets. */
+  readonly hostname: string;
+  /** The port: explicit, or 80/443 by scheme. */
+  readonly port: number;
+  /** The path, dot segments resolved; "/" when the URL had none (see `pathWasEmpty`). */
+  readonly path: string;
+  /** True when the URL was written without a path (`http://host`). */
+  readonly pathWasEmpty: boolean;
+  /** The query without "?", or undefined when absent. */
+  readonly query: string | undefined;
+  /** Path plus "?query": the request target before percent-encoding. */
+  readonly pathAndQuery: string;
+  /** `scheme://hostname[:port]` with the default port dropped: the politeness and robots key. */
+  readonly origin: string;
+  /** The identity key: fragment dropped, scheme and host lower-cased, default port dropped, dot segments resolved. */
+  readonly key: string;
+  /** Like `key` but with the host as written: what relative links resolve against, so hosts print as written. */
+  readonly href: string;
+}
+
+export function defaultPort(scheme: HttpScheme): number {
+  return scheme === 'https' ? 443 : 80;
+}
+
+// WHATWG URL does the same two clean-ups: links copied out of HTML often
+// carry surrounding blanks or a line break in the middle.
+// eslint-disable-next-line no-control-regex
+const TRIM_RE = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g;
+const TAB_NEWLINE_RE = /[\t\n\r]/g;
+// RFC 3986 reg-name characters plus "%" for pct-encoding; IDN labels are
+// converted before this check.
+const REG_NAME_RE = /^[A-Za-z0-9\-._~!$&'()*+,;=%]+$/;
+const IPV6_RE = /^\[[0-9A-Fa-f:.]+\]$/;
+
+/** Strips what browsers strip from a link before parsing it. */
+export function cleanLink(raw: string): string {
+  let s = raw;
+  if (s.length > 0 && (s.charCodeAt(0) <= 0x20 || s.charCodeAt(s.length - 1) <= 0x20)) s = s.replace(TRIM_RE, '');
+  if (s.indexOf('\t') !== -1 || s.indexOf('\n') !== -1 || s.indexOf('\r') !== -1) s = s.replace(TAB_NEWLINE_RE, '');
+  return s;
+}
+
+interface Authority {
+  host: string;
+  hostname: string;
+  port: number;
+}
+
+function parseAuthority(authority: string, scheme: HttpScheme, url: string): Authority {
+  // Userinfo is accepted and dropped: it is never sent (no credentials leak).
+  const at = authority.lastIndexOf('@');
+  const hostPort = at === -1 ? authority : authority.slice(at + 1);
+  let host: string;
+  let portText: string | undefined;
+  if (hostPort.startsWith('[')) {
+    const close = hostPort.indexOf(']');
+    if (close === -1) throw new CrawlerError('ERR_INVALID_HOST', `invalid host in ${url}: unclosed "["`, { url });
+    host = hostPort.slice(0, close + 1);
+    const rest = hostPort.slice(close + 1);
+    if (rest !== '' && !rest.startsWith(':')) throw new CrawlerError('ERR_INVALID_HOST', `invalid host in ${url}`, { url });
+    portText = rest === '' ? undefined : rest.slice(1);
+  } else {
+    const colon = hostPort.lastIndexOf(':');
+    host = colon === -1 ? hostPort : hostPort.slice(0, colon);
+    portText = colon === -1 ? undefined : hostPort.slice(colon + 1);
+  }
+  let port = defaultPort(scheme);
+  if (portText !== undefined && portText !== '') {
+    if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
+      throw new CrawlerError('ERR_INVALID_PORT', `invalid port "${portText}" in ${url} (must be 1 to 65535)`, { url });
+    }
+    port = Number(portText);
+  }
+  if (host === '') throw new CrawlerError('ERR_INVALID_HOST', `no host in ${url}`, { url });
+  let hostname: string;
+  if (host.startsWith('[')) {
+    if (!IPV6_RE.test(host)) throw new CrawlerError('ERR_INVALID_HOST', `invalid IPv6 host in ${url}`, { url });
+    hostname = host.slice(1, -1).toLowerCase();
+  } else {
+    // IDN hosts go out as punycode (RFC 5890); ASCII is just lower-cased.
+    let ascii = host;
+    // eslint-disable-next-line no-control-regex
+    if (/[^\u0000-\u007f]/.test(host)) ascii = domainToASCII(host);
+    if (ascii === '' || !REG_NAME_RE.test(ascii) || ascii.startsWith('.') || ascii.includes('..')) {
+      throw new CrawlerError('ERR_INVALID_HOST', `invalid host "${host}" in ${url}`, { url });
+    }
+    hostname = ascii.toLowerCase();
+  }
+  return { host, hostname, port };
+}
+
+function build(parts: UriParts, url: string, maxLength: number): HttpUrl {
+  if (url.length > maxLength) {
+    throw new CrawlerError('ERR_URL_TOO_LONG', `URL longer than ${maxLength} characters: ${url.slice(0, 80)}...`, { url: url.slice(0, 200) });
+  }
+  const schemeLower = parts.scheme?.toLowerCase();
+  if (schemeLower !== 'http' && schemeLower !== 'https') {
+    throw new CrawlerError(
+      'ERR_UNSUPPORTED_SCHEME',
+      parts.scheme === undefined ? `not an absolute URL: ${url}` : `unsupported scheme "${parts.scheme}:" in ${url} (only http and https)`,
+      { url },
+    );
+  }
+  if (parts.authority === undefined) throw new CrawlerError('ERR_INVALID_HOST', `no host in ${url}`, { url });
+  const scheme: HttpScheme = schemeLower;
+  const { host, hostname, port } = parseAuthority(parts.authority, scheme, url);
+  const pathWasEmpty = parts.path === '';
+  const path = pathWasEmpty ? '/' : removeDotSegments(parts.path);
+  const query = parts.query;
+  const pathAndQuery = query === undefined ? path : `${path}?${query}`;
+  const hostForKey = hostname.includes(':') ? `[${hostname}]` : hostname;
+  const origin = `${scheme}://${hostForKey}${port === defaultPort(scheme) ? '' : `:${port}`}`;
+  const portPart = port === defaultPort(scheme) ? '' : `:${port}`;
+  const href = `${scheme}://${host}${portPart}${pathAndQuery}`;
+  return { scheme, host, hostname, port, path, pathWasEmpty, query, pathAndQuery, origin, key: origin + pathAndQuery, href };
+}
+
+/** Parses an absolute http(s) URL. Throws CrawlerError naming what is wrong. */
+export function parseHttpUrl(input: string, maxLength = DEFAULT_MAX_URL_LENGTH): HttpUrl {
+  const s = cleanLink(input);
+  return build(parseUriReference(s), s, maxLength);
+}
+
+/**
+ * Resolves a link found on the page at `base` (RFC 3986 §5.2) and parses the
+ * result. Throws CrawlerError for a target that is not a valid http(s) URL.
+ */
+export function resolveHttpUrl(link: string, base: HttpUrl | string, maxLength = DEFAULT_MAX_URL_LENGTH): HttpUrl {
+  const s = cleanLink(link);
+  const baseParts = parseUriReference(typeof base === 'string' ? base : base.href);
+  const target = resolveParts(baseParts, parseUriReference(s));
+  target.fragment = undefined;
+  return build(target, recompose(target), maxLength);
+}
+
+/** The scheme of a link, lower-cased, or undefined for a relative reference. */
+export function linkScheme(link: string): string | undefined {
+  return parseUriReference(cleanLink(link)).scheme?.toLowerCase();
+}
