@@ -1,0 +1,154 @@
+/**
+ * Field-line helpers for the HTTP/1.1 response parser (RFC 9112 §5, RFC 9110
+ * §5): one header or trailer line into a name/value pair, and the readings of
+ * the fields that decide framing (Content-Length, Transfer-Encoding,
+ * Connection). Strings here are latin1 decodings of the wire bytes, so one
+ * char is one byte.
+ */
+import { CrawlerError } from '../errors.js';
+
+/** A header or trailer field: the name as sent, the value with surrounding OWS trimmed. */
+export type Field = [name: string, value: string];
+
+/** RFC 9110 §5.6.2: field-name = token = 1*tchar. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const DIGITS = /^[0-9]+$/;
+
+/** A CrawlerError with code ERR_BAD_RESPONSE. */
+export function badResponse(message: string): CrawlerError {
+  return new CrawlerError('ERR_BAD_RESPONSE', message);
+}
+
+/** A short, printable excerpt of wire text for an error message. */
+export function excerpt(s: string): string {
+  return JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}...` : s);
+}
+
+/**
+ * `s.slice(from, to)` without leading and trailing OWS (SP / HTAB only, RFC 9110
+ * §5.6.3). Not String.prototype.trim: that would also strip 0xA0 (NBSP in
+ * latin1), VT and FF, which are field content.
+ */
+export function trimOws(s: string, from = 0, to = s.length): string {
+  let a = from;
+  let b = to;
+  while (a < b && (s.charCodeAt(a) === 32 || s.charCodeAt(a) === 9)) a++;
+  while (b > a && (s.charCodeAt(b - 1) === 32 || s.charCodeAt(b - 1) === 9)) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
+}
+
+/**
+ * Adds one field line (CR/LF already removed, no bare CR inside) to `fields`.
+ * A line that starts with SP or HTAB is an obs-fold continuation (RFC 9112
+ * §5.2): it is joined to the previous value with one SP, the fold's own OWS
+ * dropped. Names must be tokens: "en-US Content-Type" or "Content-Length :"
+ * (RFC 9112 §5.1: no whitespace before the colon) are rejected rather than
+ * guessed at, because a mangled name may be a framing field in disguise.
+ * Returns the index of the field the line set or extended.
+ */
+export function addFieldLine(fields: Field[], line: string): number {
+  const c0 = line.charCodeAt(0);
+  if (c0 === 32 || c0 === 9) {
+    // RFC 9112 §2.2: whitespace before the first field line must be rejected (or the line ignored).
+    if (fields.length === 0) throw badResponse(`continuation line without a field before it: ${excerpt(line)}`);
+    const last = fields[fields.length - 1] as Field;
+    const more = trimOws(line);
+    if (more.length > 0) last[1] = last[1].length === 0 ? more : `${last[1]} ${more}`;
+    return fields.length - 1;
+  }
+  const colon = line.indexOf(':');
+  if (colon <= 0) throw badResponse(colon === 0 ? `empty field name: ${excerpt(line)}` : `field line without a colon: ${excerpt(line)}`);
+  const name = line.slice(0, colon);
+  if (!TOKEN.test(name)) throw badResponse(`invalid field name ${excerpt(name)}`);
+  // RFC 9110 §5.5: NUL in a field value is dangerous; reject rather than pass it on.
+  if (line.indexOf('\0', colon) !== -1) throw badResponse(`NUL in the value of field ${excerpt(name)}`);
+  fields.push([name, trimOws(line, colon + 1)]);
+  return fields.length - 1;
+}
+
+/** True when `name` (any case) equals `lower` (lower case). Compares lengths first: no lowercasing for most names. */
+export function isName(name: string, lower: string): boolean {
+  return name.length === lower.length && name.toLowerCase() === lower;
+}
+
+/**
+ * The value of a Content-Length field (RFC 9110 §8.6): 1*DIGIT, or a list of
+ * identical values ("5, 5") which RFC 9110 lets a recipient collapse. Throws
+ * ERR_BAD_RESPONSE when empty, not digits, differing, or beyond 2^53.
+ */
+export function parseContentLength(value: string): number {
+  if (DIGITS.test(value)) return checkedLength(value);
+  let result = -1;
+  for (const part of value.split(',')) {
+    const p = trimOws(part);
+    if (p.length === 0) continue; // RFC 9110 §5.6.1: empty list elements are ignored
+    if (!DIGITS.test(p)) throw badResponse(`invalid Content-Length ${excerpt(value)}`);
+    const n = checkedLength(p);
+    if (result !== -1 && n !== result) throw badResponse(`conflicting Content-Length values ${excerpt(value)}`);
+    result = n;
+  }
+  if (result === -1) throw badResponse(`empty Content-Length`);
+  return result;
+}
+
+function checkedLength(digits: string): number {
+  const n = Number(digits);
+  if (n > Number.MAX_SAFE_INTEGER) throw badResponse(`Content-Length ${excerpt(digits)} is too large`);
+  return n;
+}
+
+/** The comma-separated elements of all `values`, OWS-trimmed and lower-cased, empty ones dropped. */
+function elements(values: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const v of values) {
+    for (const part of v.split(',')) {
+      const p = trimOws(part);
+      if (p.length > 0) out.push(p.toLowerCase());
+    }
+  }
+  return out;
+}
+
+/** RFC 9112 §6.3: is "chunked" the final transfer coding of these Transfer-Encoding values? */
+export function finalCodingIsChunked(values: readonly string[]): boolean {
+  const codings = elements(values);
+  return codings.length > 0 && codings[codings.length - 1] === 'chunked';
+}
+
+/** True when one of the Connection-style `values` lists `token` (lower case). */
+export function hasToken(values: readonly string[], token: string): boolean {
+  return values.length > 0 && elements(values).includes(token);
+}
+
+/** Fields of which a message may carry one only: duplicates after the first are ignored (as Node's http module does). */
+const SINGLETONS = new Set([
+  'content-length', 'content-type', 'content-location', 'location', 'etag', 'last-modified',
+  'expires', 'retry-after', 'server', 'age', 'date',
+]);
+
+/**
+ * Looks up a field by name, case-insensitively (RFC 9110 §5.1). For fields a
+ * message may carry only once (Location, Content-Type, Content-Length, ...)
+ * the first occurrence wins; for any other field every occurrence is joined
+ * with ", " in order, as RFC 9110 §5.3 allows for list fields. Undefined when
+ * absent. Use `headerValues` for Set-Cookie, which must not be joined.
+ */
+export function headerValue(headers: readonly Field[], name: string): string | undefined {
+  const lower = name.toLowerCase();
+  let out: string | undefined;
+  for (const [n, v] of headers) {
+    if (!isName(n, lower)) continue;
+    if (out === undefined) out = v;
+    else if (SINGLETONS.has(lower)) break;
+    else out = `${out}, ${v}`;
+  }
+  return out;
+}
+
+/** Every value of the fields called `name` (any case), in order. */
+export function headerValues(headers: readonly Field[], name: string): string[] {
+  const lower = name.toLowerCase();
+  const out: string[] = [];
+  for (const [n, v] of headers) if (isName(n, lower)) out.push(v);
+  return out;
+}
