@@ -18,6 +18,7 @@ function pageHtml(title: string, body: string): string {
 
 const site: Record<string, { type: string; body: string }> = {
   '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nDisallow: /private/\n' },
+  '/': { type: 'text/html', body: pageHtml('Root', '<a href="index.html">Home</a>') },
   '/index.html': {
     type: 'text/html',
     body: pageHtml('Demo home', [
