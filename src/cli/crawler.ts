@@ -7,7 +7,7 @@ import { CrawlerError, describeError, type ErrorCode } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
 import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../extract/html.js';
-import { MemoryFrontier } from '../frontier/memory-store.js';
+import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { Politeness } from '../frontier/politeness.js';
 import type { FrontierEntry } from '../frontier/store.js';
 import { HttpClient } from '../http/client.js';
@@ -33,6 +33,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'ignore-robots', type: 'boolean', help: 'do not fetch or obey robots.txt' },
   { name: 'max-pages', type: 'count', arg: 'N', help: 'stop after N responses (default: no limit)' },
   { name: 'user-agent', type: 'string', arg: 'TEXT', default: CRAWLER_USER_AGENT, help: 'User-Agent header and robots.txt agent' },
+  { name: 'resume', type: 'boolean', help: 'continue the interrupted crawl recorded in pageDirectory (same seedURL and maxDepth)' },
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
   ...HTTP_FLAGS,
@@ -110,7 +111,9 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     flags['ignore-robots'] === true
       ? undefined
       : new RobotsPolicy({ userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: fetcher.robotsFetcher((h) => parseHttpUrl(h, maxUrl), resolve, maxRedirects) });
-  const sink = new TsePageDirectory(pageDir);
+  const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth, resume: flags['resume'] === true });
+  const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
+  if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
   const log = new CrawlLog(io, flags['json'] === true ? 'json' : flags['quiet'] === true ? 'quiet' : 'cs50');
   let panic: CrawlerError | undefined;
   const isSeed = (entry: FrontierEntry): boolean => entry.key === seed.key;
@@ -133,7 +136,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
         fail(entry, url, `(not HTML: ${type})`);
         return 'done';
       }
-      await sink.save({ url: url.key, depth: page.depth, body: response.body });
+      frontier.recordDocument(await sink.save({ url: url.key, depth: page.depth, body: response.body }));
       log.event(page.depth, 'Fetched', url.key);
       log.flush();
       return 'scan';
@@ -156,7 +159,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     fetcher,
     politeness,
     robots,
-    frontier: new MemoryFrontier(),
+    frontier,
     program,
     signal: io.signal,
     events: {
@@ -178,6 +181,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   } finally {
     log.flush();
     client.close();
+    frontier.close();
   }
   if (panic !== undefined) throw panic;
   const saved = sink.peekId - 1;

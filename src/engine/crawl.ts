@@ -33,6 +33,9 @@ export interface FetchedPage {
 /** What the program wants after seeing a final response. */
 export type PageVerdict = 'scan' | 'done' | 'stop';
 
+/** How the visit of one frontier entry ended: `aborted` means it is to be redone (not committed). */
+type VisitEnd = 'done' | 'stop' | 'aborted';
+
 /** The program's policy. */
 export interface CrawlProgram {
   /** Resolves a link found on `page`; throws CrawlerError when it is not a crawlable URL. */
@@ -96,7 +99,9 @@ export class Crawl {
     const { seed, frontier } = this.o;
     if (frontier.isSeen(seed.key) && frontier.pending === 0) return { pages: 0, stoppedBy: 'done' };
     if (!frontier.isSeen(seed.key)) {
-      if (!(await this.robotsAllow(seed))) {
+      const allowed = await this.robotsAllow(seed);
+      if (this.o.signal?.aborted) return { pages: 0, stoppedBy: 'signal' };
+      if (!allowed) {
         this.o.program.onSeedDisallowed(seed);
         return { pages: 0, stoppedBy: 'seed-disallowed' };
       }
@@ -107,13 +112,15 @@ export class Crawl {
       if (this.o.maxPages !== undefined && this.pages >= this.o.maxPages) return { pages: this.pages, stoppedBy: 'max-pages' };
       const entry = frontier.next();
       if (entry === undefined) return { pages: this.pages, stoppedBy: 'done' };
-      const verdict = await this.visit(entry);
-      if (verdict === 'stop') return { pages: this.pages, stoppedBy: 'program' };
+      const end = await this.visit(entry);
+      if (end === 'aborted') return { pages: this.pages, stoppedBy: 'signal' };
+      frontier.commit(entry);
+      if (end === 'stop') return { pages: this.pages, stoppedBy: 'program' };
     }
   }
 
   /** Fetches one frontier entry, hop by hop, and scans it. */
-  private async visit(entry: FrontierEntry): Promise<PageVerdict> {
+  private async visit(entry: FrontierEntry): Promise<VisitEnd> {
     const { program, events } = this.o;
     let url = this.o.program.resolveLink(entry.url, this.o.seed);
     for (let hop = 0; ; hop++) {
@@ -122,6 +129,7 @@ export class Crawl {
         response = await this.o.fetcher.fetch(url);
       } catch (err) {
         if (!isCrawlerError(err)) throw err;
+        if (err.code === 'ERR_ABORTED') return 'aborted';
         events.onHop?.(url, entry.depth, 0, err);
         await program.onFailure(entry, url, err);
         return 'done';
@@ -131,7 +139,7 @@ export class Crawl {
       if (location === undefined) {
         this.pages++;
         const verdict = await program.onResponse({ entry, url, depth: entry.depth, response });
-        if (verdict === 'scan' && entry.depth < this.o.maxDepth) await this.scan(url, entry.depth, response.body);
+        if (verdict === 'scan' && entry.depth < this.o.maxDepth && !(await this.scan(url, entry.depth, response.body))) return 'aborted';
         return verdict === 'stop' ? 'stop' : 'done';
       }
       // A redirect: its target is handled like a link of the page, at the same depth.
@@ -150,6 +158,7 @@ export class Crawl {
         return 'done';
       }
       const action = await this.classify(target);
+      if (this.o.signal?.aborted) return 'aborted';
       events.onRedirect?.(url, target, location, action, entry.depth);
       if (action !== 'follow') return 'done';
       this.o.frontier.markSeen(target.key);
@@ -157,8 +166,12 @@ export class Crawl {
     }
   }
 
-  /** Extracts, resolves and classifies the links of a page, in document order. */
-  private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<void> {
+  /**
+   * Extracts, resolves and classifies the links of a page, in document
+   * order. Returns false when a stop signal cut it short (robots.txt answers
+   * fetched after the signal cannot be trusted, so the page is redone).
+   */
+  private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<boolean> {
     const { program, events, frontier } = this.o;
     events.onScan?.(page, depth);
     const found = this.o.extractor.extract(body);
@@ -180,9 +193,11 @@ export class Crawl {
         continue;
       }
       const action = await this.classify(url);
+      if (this.o.signal?.aborted) return false;
       if (action === 'follow') frontier.add({ key: url.key, url: url.href, depth: depth + 1 });
       events.onLink?.(raw, url, action, depth);
     }
+    return true;
   }
 
   /** external, then duplicate, then robots, else follow. Robots-disallowed URLs are not remembered as seen. */

@@ -4,6 +4,7 @@
  * the start when the request bytes are written. Pages and robots.txt both
  * go through it, so robots requests count against the delay too.
  */
+import { CrawlerError } from '../errors.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse, HttpClient } from '../http/client.js';
 import { headerValue } from '../http/response-parser.js';
@@ -29,6 +30,8 @@ export class PoliteFetcher {
   async fetch(url: HttpUrl): Promise<FetchResponse> {
     const { politeness } = this;
     await politeness.wait(url.origin, this.signal);
+    // A stop signal ends the wait early; the request must then not be sent.
+    if (this.signal?.aborted) throw new CrawlerError('ERR_ABORTED', `stopped before requesting ${url.href}`, { url: url.href });
     let stamped = false;
     try {
       return await this.client.fetch(url, {

@@ -1,14 +1,15 @@
 /**
  * The in-memory frontier: a Set of identity keys and a FIFO queue. Entries
  * are added at their parent's depth + 1 while pages are taken in order, so
- * FIFO order is breadth-first order.
+ * FIFO order is breadth-first order. Nothing survives the process.
  */
 import type { FrontierEntry, FrontierStore } from './store.js';
 
 export class MemoryFrontier implements FrontierStore {
   private readonly seen = new Set<string>();
-  private queue: FrontierEntry[] = [];
+  private queue: Array<FrontierEntry | undefined> = [];
   private head = 0;
+  private lastId = 0;
 
   add(entry: FrontierEntry): boolean {
     if (this.seen.has(entry.key)) return false;
@@ -29,8 +30,8 @@ export class MemoryFrontier implements FrontierStore {
 
   next(): FrontierEntry | undefined {
     if (this.head >= this.queue.length) return undefined;
-    const e = this.queue[this.head] as FrontierEntry;
-    this.queue[this.head] = undefined as unknown as FrontierEntry; // let it be collected
+    const e = this.queue[this.head];
+    this.queue[this.head] = undefined; // let it be collected
     this.head++;
     // Compact now and then so a long crawl does not keep a dead prefix.
     if (this.head > 4096 && this.head * 2 > this.queue.length) {
@@ -40,7 +41,25 @@ export class MemoryFrontier implements FrontierStore {
     return e;
   }
 
+  recordDocument(id: number): void {
+    this.lastId = id;
+  }
+
+  commit(): void {
+    // Nothing to make durable.
+  }
+
+  get lastDocumentId(): number {
+    return this.lastId;
+  }
+
   get pending(): number {
     return this.queue.length - this.head;
+  }
+
+  close(): void {
+    this.seen.clear();
+    this.queue = [];
+    this.head = 0;
   }
 }

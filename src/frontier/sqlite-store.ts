@@ -1,0 +1,193 @@
+/**
+ * The durable frontier: seen set, breadth-first queue and the last document
+ * ID in one SQLite file inside the page directory (better-sqlite3, WAL).
+ * Each page's changes are one transaction, committed by `commit(entry)`
+ * right after its page file is in place, so after `kill -9` at any moment a
+ * resumed crawl redoes at most the page in flight, under the same ID.
+ *
+ * Memory stays bounded: the seen set lives in the database; a Set in front
+ * of it answers lookups while it holds every key (small crawls), and is
+ * dropped past `cacheLimit` keys, after which lookups go to the index.
+ */
+import Database from 'better-sqlite3';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { CrawlerError } from '../errors.js';
+import type { FrontierEntry, FrontierStore } from './store.js';
+
+/** The state file's name inside the page directory. */
+export const STATE_FILE = '.crawler-state.db';
+const SCHEMA_VERSION = '1';
+const PREFETCH = 512;
+
+/** What identifies a crawl: resuming requires the same. */
+export interface CrawlIdentity {
+  seed: string;
+  maxDepth: number;
+}
+
+export interface SqliteFrontierOptions extends CrawlIdentity {
+  /** Continue the crawl recorded in the file (else any earlier state is replaced). */
+  resume: boolean;
+  /** Most keys kept in memory in front of the index (default 200,000). */
+  cacheLimit?: number;
+}
+
+const STATE_PENDING = 0;
+const STATE_DONE = 1;
+const STATE_SEEN = 2;
+
+interface Row {
+  id: number;
+  key: string;
+  url: string;
+  depth: number;
+}
+
+export class SqliteFrontier implements FrontierStore {
+  private readonly db: Database.Database;
+  private readonly stmt: Record<'insert' | 'seen' | 'done' | 'batch' | 'setMeta', Database.Statement>;
+  private inTransaction = false;
+  private cache: Set<string> | undefined = new Set();
+  private readonly cacheLimit: number;
+  private buffer: Row[] = [];
+  private cursor = 0;
+  private pendingCount: number;
+  private lastId: number;
+  /** True when the file held an earlier crawl that this one continues. */
+  readonly resumed: boolean;
+
+  /** Opens (or creates) the state of the crawl in `dir`. Throws ERR_STATE on a mismatch or a damaged file. */
+  constructor(dir: string, options: SqliteFrontierOptions) {
+    const path = join(dir, STATE_FILE);
+    const existed = existsSync(path);
+    if (existed && !options.resume) for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+    if (!existed && options.resume) {
+      throw new CrawlerError('ERR_STATE', `nothing to resume: ${dir} holds no crawl state (${STATE_FILE}); run without --resume`);
+    }
+    try {
+      this.db = new Database(path);
+      this.db.pragma('journal_mode = WAL');
+      // NORMAL in WAL mode survives a process crash (kill -9) without losing a commit.
+      this.db.pragma('synchronous = NORMAL');
+      this.db.exec(`
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS urls (
+          id INTEGER PRIMARY KEY,
+          key TEXT NOT NULL UNIQUE,
+          url TEXT NOT NULL,
+          depth INTEGER NOT NULL,
+          state INTEGER NOT NULL
+        );`);
+    } catch (err) {
+      throw new CrawlerError('ERR_STATE', `cannot open crawl state ${path}: ${(err as Error).message}`, { cause: err });
+    }
+    const meta = (key: string): string | undefined =>
+      (this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+    this.resumed = existed && options.resume;
+    if (this.resumed) {
+      const seed = meta('seed');
+      const depth = meta('maxDepth');
+      if (meta('version') !== SCHEMA_VERSION) throw new CrawlerError('ERR_STATE', `crawl state ${path} is of another version; run without --resume`);
+      if (seed !== options.seed || depth !== String(options.maxDepth)) {
+        throw new CrawlerError('ERR_STATE', `${dir} holds a crawl of ${seed} to depth ${depth}, not of ${options.seed} to depth ${options.maxDepth}; run without --resume to replace it`);
+      }
+    } else {
+      const put = this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+      this.db.transaction(() => {
+        put.run('version', SCHEMA_VERSION);
+        put.run('seed', options.seed);
+        put.run('maxDepth', String(options.maxDepth));
+        put.run('lastId', '0');
+      })();
+    }
+    this.stmt = {
+      insert: this.db.prepare('INSERT OR IGNORE INTO urls (key, url, depth, state) VALUES (?, ?, ?, ?)'),
+      seen: this.db.prepare('SELECT 1 FROM urls WHERE key = ?').pluck(),
+      done: this.db.prepare(`UPDATE urls SET state = ${STATE_DONE} WHERE key = ?`),
+      batch: this.db.prepare(`SELECT id, key, url, depth FROM urls WHERE state = ${STATE_PENDING} AND id > ? ORDER BY id LIMIT ${PREFETCH}`),
+      setMeta: this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
+    };
+    this.cacheLimit = options.cacheLimit ?? 200_000;
+    this.lastId = Number(meta('lastId') ?? '0');
+    this.pendingCount = this.db.prepare(`SELECT count(*) FROM urls WHERE state = ${STATE_PENDING}`).pluck().get() as number;
+    const total = this.db.prepare('SELECT count(*) FROM urls').pluck().get() as number;
+    if (total > this.cacheLimit) this.cache = undefined;
+    else for (const k of this.db.prepare('SELECT key FROM urls').pluck().iterate()) this.cache?.add(k as string);
+  }
+
+  private begin(): void {
+    if (this.inTransaction) return;
+    this.db.exec('BEGIN');
+    this.inTransaction = true;
+  }
+
+  private remember(key: string): void {
+    if (this.cache === undefined) return;
+    if (this.cache.size >= this.cacheLimit) this.cache = undefined;
+    else this.cache.add(key);
+  }
+
+  private insert(key: string, url: string, depth: number, state: number): boolean {
+    if (this.cache !== undefined && this.cache.has(key)) return false;
+    this.begin();
+    const changed = this.stmt.insert.run(key, url, depth, state).changes === 1;
+    if (changed) this.remember(key);
+    return changed;
+  }
+
+  add(entry: FrontierEntry): boolean {
+    const added = this.insert(entry.key, entry.url, entry.depth, STATE_PENDING);
+    if (added) this.pendingCount++;
+    return added;
+  }
+
+  markSeen(key: string): boolean {
+    return this.insert(key, key, -1, STATE_SEEN);
+  }
+
+  isSeen(key: string): boolean {
+    if (this.cache !== undefined) return this.cache.has(key);
+    return this.stmt.seen.get(key) !== undefined;
+  }
+
+  next(): FrontierEntry | undefined {
+    if (this.buffer.length === 0) {
+      this.buffer = (this.stmt.batch.all(this.cursor) as Row[]).reverse();
+      if (this.buffer.length === 0) return undefined;
+    }
+    const row = this.buffer.pop() as Row;
+    this.cursor = row.id;
+    this.pendingCount--;
+    return { key: row.key, url: row.url, depth: row.depth };
+  }
+
+  recordDocument(id: number): void {
+    this.begin();
+    this.stmt.setMeta.run('lastId', String(id));
+    this.lastId = id;
+  }
+
+  commit(entry: FrontierEntry): void {
+    this.begin();
+    this.stmt.done.run(entry.key);
+    this.db.exec('COMMIT');
+    this.inTransaction = false;
+  }
+
+  get lastDocumentId(): number {
+    return this.lastId;
+  }
+
+  get pending(): number {
+    return this.pendingCount;
+  }
+
+  /** Closes the database; an uncommitted page is rolled back (it is redone on resume). */
+  close(): void {
+    if (!this.db.open) return;
+    if (this.inTransaction) this.db.exec('ROLLBACK');
+    this.inTransaction = false;
+    this.db.close();
+  }
+}
