@@ -5,6 +5,7 @@
 import type { FlagSpec, FlagValues } from './args.js';
 import { DEFAULT_CLIENT_OPTIONS, type HttpClientOptions } from '../http/client.js';
 import { DEFAULT_MAX_URL_LENGTH } from '../url/http-url.js';
+import { DEFAULT_MAX_PATH_SEGMENTS } from '../url/limits.js';
 
 export const HTTP_FLAGS: readonly FlagSpec[] = [
   { name: 'connect-timeout', type: 'seconds', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.connectTimeoutMs / 1000, help: 'give up connecting (DNS, TCP, TLS) after this long' },
@@ -14,6 +15,7 @@ export const HTTP_FLAGS: readonly FlagSpec[] = [
   { name: 'max-body-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxBodyBytes, help: 'largest response body accepted' },
   { name: 'max-redirects', type: 'count', arg: 'N', default: 5, help: 'most redirect hops followed from one link' },
   { name: 'max-url-length', type: 'count', arg: 'CHARS', default: DEFAULT_MAX_URL_LENGTH, help: 'longer links are skipped' },
+  { name: 'max-path-depth', type: 'count', arg: 'N', default: DEFAULT_MAX_PATH_SEGMENTS, help: 'links with more path segments are skipped (crawler traps)' },
   { name: 'no-keep-alive', type: 'boolean', help: 'send "Connection: close" and open a connection per request' },
   { name: 'insecure', type: 'boolean', help: 'do not verify TLS certificates (test servers only)' },
 ];

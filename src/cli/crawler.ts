@@ -15,6 +15,7 @@ import { headerValue } from '../http/response-parser.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { checkPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
+import { checkPathDepth } from '../url/limits.js';
 import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
 import { prefixScope, sameOriginScope, type Scope } from '../url/scope.js';
 import { formatFlags, parseArgs, type FlagSpec } from './args.js';
@@ -106,7 +107,8 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   const fetcher = new PoliteFetcher(client, politeness, io.signal);
   const maxUrl = flags['max-url-length'] as number;
   const maxRedirects = flags['max-redirects'] as number;
-  const resolve = (href: string, base: HttpUrl): HttpUrl => resolveHttpUrl(href, base, maxUrl);
+  const maxSegments = flags['max-path-depth'] as number;
+  const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, maxUrl), maxSegments);
   const robots =
     flags['ignore-robots'] === true
       ? undefined

@@ -14,6 +14,7 @@ import { HttpClient } from '../http/client.js';
 import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
+import { checkPathDepth } from '../url/limits.js';
 import { anyScope } from '../url/scope.js';
 import { formatFlags, parseArgs, type FlagSpec } from './args.js';
 import { clientOptionsFrom, HTTP_FLAGS } from './common-flags.js';
@@ -108,7 +109,8 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   const politeness = new Politeness({ delayMs: (flags['delay'] as number) * 1000 });
   const fetcher = new PoliteFetcher(client, politeness, io.signal);
   const maxRedirects = flags['max-redirects'] as number;
-  const resolve = (href: string, base: HttpUrl): HttpUrl => resolveKhLink(href, base, maxUrl);
+  const maxSegments = flags['max-path-depth'] as number;
+  const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrl), maxSegments);
   const robots = new RobotsPolicy({
     userAgent: KH_USER_AGENT,
     onFailure: KEYWORD_HUNTER_FAILURE_POLICY,
