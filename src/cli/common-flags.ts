@@ -2,12 +2,18 @@
  * Flags both programs take (timeouts, caps, connections), with their
  * defaults in one place, and the client settings they give.
  */
+import { CrawlerError } from '../errors.js';
 import type { FlagSpec, FlagValues } from './args.js';
 import { DEFAULT_CLIENT_OPTIONS, type HttpClientOptions } from '../http/client.js';
 import { DEFAULT_MAX_URL_LENGTH } from '../url/http-url.js';
 import { DEFAULT_MAX_PATH_SEGMENTS } from '../url/limits.js';
 
+/** Default of --concurrency: first requests in flight at once, to different hosts. */
+export const DEFAULT_CONCURRENCY = 4;
+
 export const HTTP_FLAGS: readonly FlagSpec[] = [
+  { name: 'concurrency', type: 'count', arg: 'N', default: DEFAULT_CONCURRENCY, help: 'requests in flight at once to different hosts (each host keeps its delay; output order is unchanged)' },
+  { name: 'connections-per-host', type: 'count', arg: 'N', default: 1, help: 'requests in flight to one host; above 1 only with --delay 0, and never to a host with a Crawl-delay' },
   { name: 'connect-timeout', type: 'seconds', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.connectTimeoutMs / 1000, help: 'give up connecting (DNS, TCP, TLS) after this long' },
   { name: 'idle-timeout', type: 'seconds', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.idleTimeoutMs / 1000, help: 'give up on a response when no byte arrives for this long' },
   { name: 'response-timeout', type: 'seconds', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.responseTimeoutMs / 1000, help: 'give up on a response not complete this long after the request' },
@@ -32,4 +38,16 @@ export function clientOptionsFrom(flags: FlagValues, userAgent: string): Partial
     limits: { maxHeaderBytes: flags['max-header-bytes'] as number, maxBodyBytes: flags['max-body-bytes'] as number },
     rejectUnauthorized: flags['insecure'] !== true,
   };
+}
+
+/** The crawl's concurrency settings from parsed flags; throws ERR_INVALID_OPTION for an impolite mix. */
+export function concurrencyFrom(flags: FlagValues): { concurrency: number; connectionsPerHost: number } {
+  const concurrency = flags['concurrency'] as number;
+  const connectionsPerHost = flags['connections-per-host'] as number;
+  if (concurrency < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--concurrency must be at least 1');
+  if (connectionsPerHost < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--connections-per-host must be at least 1');
+  if (connectionsPerHost > 1 && (flags['delay'] as number) > 0) {
+    throw new CrawlerError('ERR_INVALID_OPTION', '--connections-per-host above 1 is only allowed with --delay 0 (a second connection would break the delay)');
+  }
+  return { concurrency, connectionsPerHost };
 }

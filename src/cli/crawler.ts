@@ -19,7 +19,7 @@ import { checkPathDepth } from '../url/limits.js';
 import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
 import { prefixScope, sameOriginScope, type Scope } from '../url/scope.js';
 import { formatFlags, parseArgs, type FlagSpec } from './args.js';
-import { clientOptionsFrom, HTTP_FLAGS } from './common-flags.js';
+import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
 import { CrawlLog } from './crawl-log.js';
 import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
 
@@ -99,6 +99,12 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     throw usage(`invalid --internal prefix: ${describeError(err)}`, 'ERR_INVALID_OPTION');
   }
   if (!scope(seed)) throw usage(`seedURL ${seed.key} is not inside --internal ${String(flags['internal'])}`, 'ERR_INVALID_OPTION');
+  let parallel;
+  try {
+    parallel = concurrencyFrom(flags);
+  } catch (err) {
+    throw usage(describeError(err), 'ERR_INVALID_OPTION');
+  }
   await checkPageDirectory(pageDir);
 
   const userAgent = flags['user-agent'] as string;
@@ -164,6 +170,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     frontier,
     program,
     signal: io.signal,
+    ...parallel,
     events: {
       onScan: (url, depth) => log.event(depth, 'Scanning', url.key),
       onLink: (raw, url, action, depth) => {

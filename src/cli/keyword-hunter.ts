@@ -17,7 +17,7 @@ import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { anyScope } from '../url/scope.js';
 import { formatFlags, parseArgs, type FlagSpec } from './args.js';
-import { clientOptionsFrom, HTTP_FLAGS } from './common-flags.js';
+import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
 import { findLine } from './keyword-search.js';
 import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
 
@@ -102,6 +102,12 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   }
   if (keyword.length === 0) throw usage('SearchKeyword is empty');
   if (keyword.length > KH_MAX_KEYWORD) throw usage(`SearchKeyword is ${keyword.length} characters long; at most ${KH_MAX_KEYWORD} allowed`);
+  let parallel;
+  try {
+    parallel = concurrencyFrom(flags);
+  } catch (err) {
+    throw usage(describeError(err));
+  }
   const sink = outputDir === undefined ? undefined : new OutputDirSink(outputDir);
   if (outputDir !== undefined) await prepareOutputDir(outputDir);
 
@@ -155,6 +161,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
     frontier: new MemoryFrontier(),
     program,
     signal: io.signal,
+    ...parallel,
     events: {
       onHop: (url, _depth, status) => line(`PAGE:${fields(url)};status=${status}`),
       onRedirect: (_from, to, raw, action, _depth, error) => {

@@ -16,6 +16,7 @@ import type { FetchResponse } from '../http/client.js';
 import type { RobotsPolicy } from '../robots/policy.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
+import { Lookahead, type FetchOutcome, type Ready } from './lookahead.js';
 import { redirectLocation, type PoliteFetcher } from './polite-fetch.js';
 
 /** What became of a link (or a redirect target). */
@@ -79,6 +80,10 @@ export interface CrawlOptions {
   program: CrawlProgram;
   events: CrawlEvents;
   signal?: AbortSignal;
+  /** Most first requests in flight at once, to different hosts (default 1: sequential). */
+  concurrency?: number;
+  /** Most requests in flight to one host whose interval is 0 (default 1). */
+  connectionsPerHost?: number;
 }
 
 export interface CrawlSummary {
@@ -90,9 +95,13 @@ export interface CrawlSummary {
 export class Crawl {
   private readonly o: CrawlOptions;
   private pages = 0;
+  /** Aborted when the crawl stops (signal or program): ends every wait for a turn. */
+  private readonly halt = new AbortController();
+  private readonly fetchSignal: AbortSignal;
 
   constructor(options: CrawlOptions) {
     this.o = options;
+    this.fetchSignal = options.signal === undefined ? this.halt.signal : AbortSignal.any([options.signal, this.halt.signal]);
   }
 
   async run(): Promise<CrawlSummary> {
@@ -107,27 +116,47 @@ export class Crawl {
       }
       frontier.add({ key: seed.key, url: seed.href, depth: this.o.seedDepth });
     }
-    for (;;) {
-      if (this.o.signal?.aborted) return { pages: this.pages, stoppedBy: 'signal' };
-      if (this.o.maxPages !== undefined && this.pages >= this.o.maxPages) return { pages: this.pages, stoppedBy: 'max-pages' };
-      const entry = frontier.next();
-      if (entry === undefined) return { pages: this.pages, stoppedBy: 'done' };
-      const end = await this.visit(entry);
-      if (end === 'aborted') return { pages: this.pages, stoppedBy: 'signal' };
-      frontier.commit(entry);
-      if (end === 'stop') return { pages: this.pages, stoppedBy: 'program' };
+    const perHost = Math.max(1, this.o.connectionsPerHost ?? 1);
+    const window = new Lookahead({
+      take: () => frontier.next(),
+      resolve: (entry) => this.o.program.resolveLink(entry.url, seed),
+      fetch: (url) => this.o.fetcher.fetch(url, this.fetchSignal),
+      concurrency: Math.max(1, this.o.concurrency ?? 1),
+      // A second connection to one host only where the host asks for no interval.
+      perHost: (origin) => (this.o.politeness.intervalFor(origin) === 0 ? perHost : 1),
+      budget: () => (this.o.maxPages === undefined ? Infinity : this.o.maxPages - this.pages),
+    });
+    try {
+      for (;;) {
+        if (this.o.signal?.aborted) return { pages: this.pages, stoppedBy: 'signal' };
+        if (this.o.maxPages !== undefined && this.pages >= this.o.maxPages) return { pages: this.pages, stoppedBy: 'max-pages' };
+        const ready = await window.next();
+        if (ready === undefined) return { pages: this.pages, stoppedBy: 'done' };
+        const end = await this.visit(ready);
+        if (end === 'aborted') return { pages: this.pages, stoppedBy: 'signal' };
+        frontier.commit(ready.entry);
+        if (end === 'stop') return { pages: this.pages, stoppedBy: 'program' };
+      }
+    } finally {
+      this.halt.abort();
     }
   }
 
   /** Fetches one frontier entry, hop by hop, and scans it. */
-  private async visit(entry: FrontierEntry): Promise<VisitEnd> {
+  private async visit(ready: Ready): Promise<VisitEnd> {
     const { program, events } = this.o;
-    let url = this.o.program.resolveLink(entry.url, this.o.seed);
+    const entry = ready.entry;
+    if (ready.url === undefined) {
+      await program.onFailure(entry, this.o.seed, ready.outcome.error as CrawlerError);
+      return 'done';
+    }
+    let url = ready.url;
+    let outcome: FetchOutcome = ready.outcome;
     for (let hop = 0; ; hop++) {
-      let response: FetchResponse;
-      try {
-        response = await this.o.fetcher.fetch(url);
-      } catch (err) {
+      if (hop > 0) outcome = await this.o.fetcher.fetch(url, this.fetchSignal).then((response) => ({ response }), (error: unknown) => ({ error: error as CrawlerError }));
+      const response = outcome.response;
+      if (response === undefined) {
+        const err = outcome.error as CrawlerError;
         if (!isCrawlerError(err)) throw err;
         if (err.code === 'ERR_ABORTED') return 'aborted';
         events.onHop?.(url, entry.depth, 0, err);

@@ -26,23 +26,16 @@ export class PoliteFetcher {
     private readonly signal?: AbortSignal,
   ) {}
 
-  /** One request to `url` after the host's politeness wait. */
-  async fetch(url: HttpUrl): Promise<FetchResponse> {
-    const { politeness } = this;
-    await politeness.wait(url.origin, this.signal);
-    // A stop signal ends the wait early; the request must then not be sent.
-    if (this.signal?.aborted) throw new CrawlerError('ERR_ABORTED', `stopped before requesting ${url.href}`, { url: url.href });
-    let stamped = false;
+  /** One request to `url` in the host's turn (after its politeness wait). `signal` stops a wait early. */
+  async fetch(url: HttpUrl, signal: AbortSignal | undefined = this.signal): Promise<FetchResponse> {
+    const release = await this.politeness.turn(url.origin, signal);
     try {
-      return await this.client.fetch(url, {
-        onRequestWritten: () => {
-          stamped = true;
-          politeness.stamp(url.origin);
-        },
-      });
+      // A stop signal ends the wait early; the request must then not be sent.
+      if (signal?.aborted) throw new CrawlerError('ERR_ABORTED', `stopped before requesting ${url.href}`, { url: url.href });
+      return await this.client.fetch(url, { onRequestWritten: release });
     } finally {
       // A failed connect still counts as an attempt on the host.
-      if (!stamped) politeness.stamp(url.origin);
+      release();
     }
   }
 

@@ -18,6 +18,7 @@ export class Politeness {
   private readonly clock: Clock;
   private readonly lastStart = new Map<string, number>();
   private readonly hostDelay = new Map<string, number>();
+  private readonly tails = new Map<string, Promise<void>>();
 
   constructor(options: PolitenessOptions) {
     this.delayMs = options.delayMs;
@@ -49,6 +50,31 @@ export class Politeness {
     for (let ms = this.waitTime(host); ms > 0 && !signal?.aborted; ms = this.waitTime(host)) {
       await this.clock.sleep(ms, signal);
     }
+  }
+
+  /**
+   * Takes the host's turn: waits for every earlier holder to release, then
+   * for the interval. The returned function stamps the request start and
+   * passes the turn on; call it once, when the request is written (or given
+   * up). Concurrent callers for one host are served one at a time, in order,
+   * so no two request starts come closer than the interval.
+   */
+  async turn(host: string, signal?: AbortSignal): Promise<() => void> {
+    const previous = this.tails.get(host) ?? Promise.resolve();
+    let pass!: () => void;
+    const mine = new Promise<void>((resolve) => (pass = resolve));
+    const tail = previous.then(() => mine);
+    this.tails.set(host, tail);
+    await previous;
+    await this.wait(host, signal);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.stamp(host);
+      pass();
+      if (this.tails.get(host) === tail) this.tails.delete(host);
+    };
   }
 
   /** Records that a request to `host` starts now. */

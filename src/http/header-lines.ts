@@ -12,6 +12,8 @@ export type Field = [name: string, value: string];
 
 /** RFC 9110 §5.6.2: field-name = token = 1*tchar. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Tokens with whitespace between them ("en-US Content-Type", sent by IIS 6): kept, but never a framing field. */
+const LOOSE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?:[ \t]+[!#$%&'*+\-.^_`|~0-9A-Za-z]+)+$/;
 const DIGITS = /^[0-9]+$/;
 
 /** A CrawlerError with code ERR_BAD_RESPONSE. */
@@ -41,12 +43,15 @@ export function trimOws(s: string, from = 0, to = s.length): string {
  * Adds one field line (CR/LF already removed, no bare CR inside) to `fields`.
  * A line that starts with SP or HTAB is an obs-fold continuation (RFC 9112
  * §5.2): it is joined to the previous value with one SP, the fold's own OWS
- * dropped. Names must be tokens: "en-US Content-Type" or "Content-Length :"
- * (RFC 9112 §5.1: no whitespace before the colon) are rejected rather than
- * guessed at, because a mangled name may be a framing field in disguise.
- * Returns the index of the field the line set or extended.
+ * dropped. Names must be tokens, with one exception real servers need:
+ * whitespace between tokens inside a name ("en-US Content-Type") keeps the
+ * field under that name, which no framing lookup matches, and returns true
+ * so that the caller does not reuse the connection. Whitespace before the
+ * colon ("Content-Length :", RFC 9112 §5.1) and any other non-token name are
+ * rejected rather than guessed at: a mangled name may be a framing field in
+ * disguise. Returns true only for such a loose name.
  */
-export function addFieldLine(fields: Field[], line: string): number {
+export function addFieldLine(fields: Field[], line: string): boolean {
   const c0 = line.charCodeAt(0);
   if (c0 === 32 || c0 === 9) {
     // RFC 9112 §2.2: whitespace before the first field line must be rejected (or the line ignored).
@@ -54,16 +59,17 @@ export function addFieldLine(fields: Field[], line: string): number {
     const last = fields[fields.length - 1] as Field;
     const more = trimOws(line);
     if (more.length > 0) last[1] = last[1].length === 0 ? more : `${last[1]} ${more}`;
-    return fields.length - 1;
+    return false;
   }
   const colon = line.indexOf(':');
   if (colon <= 0) throw badResponse(colon === 0 ? `empty field name: ${excerpt(line)}` : `field line without a colon: ${excerpt(line)}`);
   const name = line.slice(0, colon);
-  if (!TOKEN.test(name)) throw badResponse(`invalid field name ${excerpt(name)}`);
+  const loose = !TOKEN.test(name);
+  if (loose && !LOOSE_NAME.test(name)) throw badResponse(`invalid field name ${excerpt(name)}`);
   // RFC 9110 §5.5: NUL in a field value is dangerous; reject rather than pass it on.
   if (line.indexOf('\0', colon) !== -1) throw badResponse(`NUL in the value of field ${excerpt(name)}`);
   fields.push([name, trimOws(line, colon + 1)]);
-  return fields.length - 1;
+  return loose;
 }
 
 /** True when `name` (any case) equals `lower` (lower case). Compares lengths first: no lowercasing for most names. */

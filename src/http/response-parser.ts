@@ -10,17 +10,7 @@
  * or, for chunked and close-delimited bodies, by one concat at the end.
  */
 import { CrawlerError } from '../errors.js';
-import {
-  addFieldLine,
-  badResponse,
-  excerpt,
-  finalCodingIsChunked,
-  hasToken,
-  headerValues,
-  parseContentLength,
-  trimOws,
-  type Field,
-} from './header-lines.js';
+import { addFieldLine, badResponse, excerpt, finalCodingIsChunked, hasToken, headerValues, parseContentLength, trimOws, type Field } from './header-lines.js';
 
 export { headerValue, headerValues } from './header-lines.js';
 
@@ -54,9 +44,11 @@ export interface ResponseParserOptions {
 
 type State = 'status' | 'headers' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'body-length' | 'body-close' | 'done';
 
-const STATUS_RE = /^HTTP\/([0-9])\.([0-9]) ([0-9]{3})(?:[ \t](.*))?$/;
+/** HTTP/1.x, any minor (RFC 9110 §2.5), or HTTP/0.9 as both reference parsers take it; reason optional. */
+const STATUS_RE = /^HTTP\/(?:1\.([0-9])|0\.9) ([0-9]{3})(?:[ \t](.*))?$/;
 const HEX_RE = /^[0-9A-Fa-f]{1,13}$/;
-const PREFIX = 'HTTP/';
+/** The shape of a status line's first 12 bytes ('9' stands for any digit), checked while it is still arriving. */
+const STATUS_SHAPE = 'HTTP/9.9 999';
 /** Longest chunk-size line accepted (size plus extensions). */
 const MAX_CHUNK_LINE = 4096;
 /** Empty lines tolerated before a status line (stray CRLF after a previous body). */
@@ -66,7 +58,10 @@ export class ResponseParser {
   private readonly limits: ParserLimits;
   private readonly headRequest: boolean;
   private state: State = 'status';
-  private carry: Buffer | undefined;
+  /** An unfinished line, in the pieces it arrived in (joined once its LF arrives: linear, not quadratic). */
+  private carry: Buffer[] = [];
+  private carryLen = 0;
+  private seen = false;
   private sectionBytes = 0;
   private leadingEmpty = 0;
   private version = '';
@@ -84,6 +79,10 @@ export class ResponseParser {
   private extraParts: Buffer[] = [];
   private result: ParsedResponse | undefined;
   private sawStatus = false;
+  /** Minor version of HTTP/1.x; -1 for HTTP/0.9. */
+  private minor = 1;
+  /** A field name with whitespace inside was kept as sent: never reuse the connection. */
+  private looseName = false;
 
   constructor(options: ResponseParserOptions = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -116,10 +115,17 @@ export class ResponseParser {
       if (chunk.length > 0) this.extraParts.push(chunk);
       return;
     }
+    if (chunk.length > 0) this.seen = true;
     let data = chunk;
-    if (this.carry !== undefined) {
-      data = Buffer.concat([this.carry, chunk]);
-      this.carry = undefined;
+    if (this.carryLen > 0) {
+      if (chunk.indexOf(0x0a) === -1) {
+        this.hold(chunk);
+        return;
+      }
+      this.carry.push(chunk);
+      data = Buffer.concat(this.carry, this.carryLen + chunk.length);
+      this.carry = [];
+      this.carryLen = 0;
     }
     let off = 0;
     while (off < data.length && !this.done) {
@@ -150,8 +156,7 @@ export class ResponseParser {
         default: {
           const lf = data.indexOf(0x0a, off);
           if (lf === -1) {
-            this.checkPartialLine(data, off);
-            this.carry = Buffer.from(data.subarray(off));
+            this.hold(data.subarray(off));
             off = data.length;
             break;
           }
@@ -161,6 +166,9 @@ export class ResponseParser {
           const line = data.toString('latin1', off, end);
           this.countSection(lf + 1 - off);
           off = lf + 1;
+          // RFC 9112 §2.2: a bare CR (not before LF) makes the element invalid;
+          // parsers that read it as a line end would frame this differently.
+          if (line.indexOf('\r') !== -1) throw badResponse(`bare CR in ${this.where()}: ${excerpt(line)}`);
           this.onLine(line);
         }
       }
@@ -175,12 +183,15 @@ export class ResponseParser {
       this.complete();
       return;
     }
-    const where =
-      this.state === 'status' && !this.sawStatus && this.sectionBytes === 0 && this.carry === undefined
-        ? 'before any response byte'
-        : this.state === 'status' || this.state === 'headers'
-          ? 'before the end of the headers'
-          : `with the body incomplete (${this.bodySize + this.lengthOffset} bytes received)`;
+    const where = !this.seen
+      ? 'before any response byte'
+      : this.state === 'status' || this.state === 'headers'
+        ? 'before the end of the headers'
+        : this.state === 'trailers'
+          ? 'before the end of the trailers'
+          : this.framing === 'length'
+            ? `with the body incomplete (${this.lengthOffset} of ${this.lengthOffset + this.remaining} bytes received)`
+            : `with the chunked body incomplete (${this.bodySize} bytes received)`;
     throw new CrawlerError('ERR_PREMATURE_CLOSE', `connection closed ${where}`);
   }
 
@@ -194,25 +205,42 @@ export class ResponseParser {
     }
   }
 
-  /** Checks an unfinished line: caps, and garbage where a status line should start. */
-  private checkPartialLine(data: Buffer, off: number): void {
-    const n = data.length - off;
-    if (this.state === 'status') this.checkStatusPrefix(data.toString('latin1', off, off + Math.min(n, PREFIX.length)));
+  /** What the current line is, for error messages. */
+  private where(): string {
+    return this.state === 'status' ? 'the status line' : this.state === 'headers' ? 'a header line' : this.state === 'trailers' ? 'a trailer line' : 'a chunk line';
+  }
+
+  /**
+   * Keeps `piece` (no LF in it) of an unfinished line and checks what is
+   * known already, so that garbage or a flood fails at once rather than at
+   * the cap: the caps, a status line's shape, a bare CR, whitespace before
+   * the first header line.
+   */
+  private hold(piece: Buffer): void {
+    if (piece.length === 0) return;
+    const before = this.carryLen;
+    const last = this.carry[this.carry.length - 1];
+    const prevCR = last !== undefined && last[last.length - 1] === 0x0d;
+    this.carry.push(Buffer.from(piece));
+    this.carryLen += piece.length;
+    const n = this.carryLen;
+    const cr = piece.indexOf(0x0d);
+    if (prevCR || (cr !== -1 && cr < piece.length - 1)) throw badResponse(`bare CR in ${this.where()}`);
     if (this.state === 'chunk-size' || this.state === 'chunk-end') {
       if (n > MAX_CHUNK_LINE) throw badResponse(`chunk-size line longer than ${MAX_CHUNK_LINE} bytes`);
       return;
+    }
+    if (this.state === 'status' && before < STATUS_SHAPE.length) {
+      const start = (this.carry.length === 1 ? piece : Buffer.concat(this.carry, n)).toString('latin1', 0, Math.min(n, STATUS_SHAPE.length));
+      if (!statusShapeOk(start)) throw badResponse(`not an HTTP/1.x response: ${excerpt(start)}`);
+    }
+    if (this.state === 'headers' && before === 0 && this.headers.length === 0 && (piece[0] === 0x20 || piece[0] === 0x09)) {
+      throw badResponse('whitespace before the first header line');
     }
     if (this.sectionBytes + n > this.limits.maxHeaderBytes) {
       const what = this.state === 'trailers' ? 'trailer' : 'header';
       throw new CrawlerError('ERR_HEADERS_OVERFLOW', `response ${what} section larger than ${this.limits.maxHeaderBytes} bytes`);
     }
-  }
-
-  /** Garbage instead of a status line is rejected as soon as its first bytes show it. */
-  private checkStatusPrefix(start: string): void {
-    const s = start.startsWith('\r') ? start.slice(1) : start;
-    const k = Math.min(s.length, PREFIX.length);
-    if (s.slice(0, k) !== PREFIX.slice(0, k)) throw badResponse(`not an HTTP response: ${excerpt(start)}`);
   }
 
   private onLine(line: string): void {
@@ -221,7 +249,7 @@ export class ResponseParser {
         return this.onStatusLine(line);
       case 'headers':
         if (line.length === 0) return this.onHeadersEnd();
-        addFieldLine(this.headers, line);
+        if (addFieldLine(this.headers, line)) this.looseName = true;
         return;
       case 'chunk-size':
         return this.onChunkSize(line);
@@ -231,7 +259,7 @@ export class ResponseParser {
         return;
       case 'trailers':
         if (line.length === 0) return this.complete();
-        addFieldLine(this.trailers, line);
+        if (addFieldLine(this.trailers, line)) this.looseName = true;
         return;
       default:
         return;
@@ -246,9 +274,10 @@ export class ResponseParser {
     }
     const m = STATUS_RE.exec(line);
     if (m === null) throw badResponse(`invalid status line: ${excerpt(line)}`);
-    this.version = `${m[1]}.${m[2]}`;
-    this.status = Number(m[3]);
-    this.reason = m[4] ?? '';
+    this.version = line.slice(5, 8);
+    this.minor = m[1] === undefined ? -1 : Number(m[1]);
+    this.status = Number(m[2]);
+    this.reason = m[3] ?? '';
     this.sawStatus = true;
     this.state = 'headers';
   }
@@ -263,11 +292,17 @@ export class ResponseParser {
       this.state = 'status';
       return;
     }
+    // RFC 9112 §9.3: HTTP/1.1 and later persist unless "close"; HTTP/1.0 only with "keep-alive".
     const connection = headerValues(this.headers, 'connection');
-    this.keepAlive = this.version === '1.1' ? !hasToken(connection, 'close') : hasToken(connection, 'keep-alive');
+    this.keepAlive = this.minor >= 1 ? !hasToken(connection, 'close') : hasToken(connection, 'keep-alive');
+    // Proxy-Connection is not standard, but "close" there is honoured as both
+    // reference parsers do: closing is always safe. A field name we kept loose,
+    // or a 101 (the connection now speaks another protocol), ends reuse too.
+    if (this.looseName || status === 101 || hasToken(headerValues(this.headers, 'proxy-connection'), 'close')) this.keepAlive = false;
     const te = headerValues(this.headers, 'transfer-encoding');
     const cl = headerValues(this.headers, 'content-length');
-    // RFC 9112 §6.3 rules 1 and 2: no body for HEAD, 1xx, 204 and 304.
+    // RFC 9112 §6.3 rules 1 and 2: no body for HEAD, 1xx, 204 and 304; after
+    // a 101 the bytes belong to another protocol (RFC 9110 §15.2.2): `extra`.
     if (this.headRequest || status === 204 || status === 304 || status === 101) {
       this.framing = 'none';
       this.complete();
@@ -315,8 +350,11 @@ export class ResponseParser {
 
   private onChunkSize(line: string): void {
     const semi = line.indexOf(';');
-    // Chunk extensions are ignored (RFC 9112 §7.1.1); spaces or tabs after the
-    // size are tolerated, as real servers send them.
+    // Chunk extensions are ignored unparsed (RFC 9112 §7.1.1): the line ends
+    // at its LF whatever they hold. Spaces or tabs after the size (BWS) are
+    // tolerated, as real servers send them; before it they are not.
+    const c0 = line.charCodeAt(0);
+    if (c0 === 32 || c0 === 9) throw badResponse(`invalid chunk size ${excerpt(line)}`);
     const size = trimOws(semi === -1 ? line : line.slice(0, semi));
     if (!HEX_RE.test(size)) throw badResponse(`invalid chunk size ${excerpt(line)}`);
     const n = parseInt(size, 16);
@@ -359,4 +397,15 @@ export class ResponseParser {
     };
     this.state = 'done';
   }
+}
+
+/** True when `start` (a status line's first bytes) can still begin "HTTP/d.d ddd". A lone CR may be an empty line's. */
+function statusShapeOk(start: string): boolean {
+  if (start === '\r') return true;
+  for (let i = 0; i < start.length && i < STATUS_SHAPE.length; i++) {
+    const want = STATUS_SHAPE.charCodeAt(i);
+    const c = start.charCodeAt(i);
+    if (want === 57 ? c < 48 || c > 57 : c !== want) return false;
+  }
+  return true;
 }

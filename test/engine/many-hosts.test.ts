@@ -1,0 +1,66 @@
+/**
+ * Many hosts at once: with --concurrency, requests to different hosts run
+ * concurrently while each host keeps its Crawl-delay, and KeywordHunter's
+ * protocol lines come out exactly as a sequential run prints them.
+ * 4 loopback hosts (127.0.0.1 to 127.0.0.4), Crawl-delay 0.5 s, 10 pages
+ * each: the ideal is 5 s (11 request starts a host, robots.txt included).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runProgram } from '../helpers/spawn.js';
+import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+
+const HOSTS = ['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4'];
+const DELAY = 0.5;
+
+async function startHosts(): Promise<SiteServer[]> {
+  const sites: SiteServer[] = [];
+  for (const host of HOSTS) sites.push(await startSite(new Map<string, Route>(), host));
+  for (const [i, site] of sites.entries()) {
+    site.routes.set('/robots.txt', { headers: { 'content-type': 'text/plain' }, body: `User-agent: *\nCrawl-delay: ${DELAY}\n` });
+    for (let p = 0; p < 10; p++) site.routes.set(`/p${p}.html`, { body: page(`host ${i} page ${p}`) });
+  }
+  // The start page lists each host's pages together, so a sequential crawl waits on one host at a time.
+  const links: string[] = [];
+  for (const [i, site] of sites.entries()) for (let p = i === 0 ? 1 : 0; p < 10; p++) links.push(`${site.origin}/p${p}.html`);
+  (sites[0] as SiteServer).routes.set('/p0.html', { body: page('start', links) });
+  return sites;
+}
+
+function assertPolite(sites: SiteServer[]): void {
+  for (const site of sites) {
+    const at = site.requests.map((r) => r.at);
+    assert.equal(at.length, 11, `${site.host}: robots.txt and 10 pages`);
+    for (let i = 1; i < at.length; i++) {
+      const gap = ((at[i] as number) - (at[i - 1] as number)) / 1000;
+      assert.ok(gap >= DELAY - 0.01, `${site.host}: request starts ${gap.toFixed(3)} s apart, below the Crawl-delay`);
+    }
+  }
+}
+
+test('4 hosts with Crawl-delay 0.5 s: --concurrency 4 takes at most 1.3x the ideal 5 s, output identical to --concurrency 1', async (t) => {
+  const fast = await startHosts();
+  const slow = await startHosts();
+  t.after(() => Promise.all([...fast, ...slow].map((s) => s.close())));
+  const started = performance.now();
+  const [parallel, sequential] = await Promise.all([
+    runProgram('KeywordHunter', ['--concurrency', '4', `${(fast[0] as SiteServer).origin}/p0.html`, 'NotThere'], { timeoutMs: 60_000 }).then((r) => ({ r, s: (performance.now() - started) / 1000 })),
+    runProgram('KeywordHunter', ['--concurrency', '1', `${(slow[0] as SiteServer).origin}/p0.html`, 'NotThere'], { timeoutMs: 60_000 }),
+  ]);
+  assert.equal(parallel.r.code, 0, parallel.r.stderr);
+  assert.equal(sequential.code, 0, sequential.stderr);
+  assert.ok(parallel.s <= 5 * 1.3, `took ${parallel.s.toFixed(2)} s, more than 1.3 x 5 s`);
+  // Same protocol lines; only the ports differ between the two sets of servers.
+  const norm = (out: string, sites: SiteServer[]): string => sites.reduce((o, s, i) => o.replaceAll(`port=${s.port};`, `port=P${i};`), out);
+  assert.equal(norm(parallel.r.stdout, fast), norm(sequential.stdout, slow));
+  assert.equal(parallel.r.stdout.split('\n').filter((l) => l.startsWith('PAGE:')).length, 40);
+  assertPolite(fast);
+  assertPolite(slow);
+});
+
+test('--connections-per-host above 1 is refused unless --delay is 0', async () => {
+  const r = await runProgram('KeywordHunter', ['--connections-per-host', '2', '--delay', '0.1', 'http://127.0.0.1:9/', 'k']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /only allowed with --delay 0/);
+  assert.equal(r.stdout, '');
+});
