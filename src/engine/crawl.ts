@@ -13,6 +13,7 @@ import type { LinkExtractor } from '../extract/types.js';
 import type { FrontierEntry, FrontierStore } from '../frontier/store.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse } from '../http/client.js';
+import { encodeTarget } from '../http/request.js';
 import type { RobotsPolicy } from '../robots/policy.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
@@ -241,7 +242,8 @@ export class Crawl {
     const robots = this.o.robots;
     if (robots === undefined) return true;
     const rules = robots.cached(url.origin) ?? (await this.loadRobots(robots, url));
-    return rules.isAllowed(url.pathAndQuery);
+    // Matched against the request target as sent (RFC 9309 §2.2.2: percent-encoded).
+    return rules.isAllowed(encodeTarget(url.pathAndQuery));
   }
 
   private async loadRobots(robots: RobotsPolicy, url: HttpUrl): Promise<RobotsRules> {

@@ -17,9 +17,11 @@
  * - Priority. "The most specific match is the match that has the most octets":
  *   we count the octets of the percent-encoded pattern as written (wildcards
  *   and a final `$` included), as Google does; Allow wins a tie.
- * - Percent-encoding (§2.2.2). Both pattern and path are normalized the same
- *   way before comparison: `%xx` hex is upper-cased, non-ASCII characters,
- *   blanks and controls are UTF-8 percent-encoded, and a literal `*` or `$` in
+ * - Percent-encoding (§2.2.2). Patterns are encoded here; the path comes in
+ *   as the request target, already encoded by the caller (encodeTarget), as
+ *   google/robotstxt expects. Both are then normalized: `%xx` hex is
+ *   upper-cased, blanks and controls (and non-ASCII characters of patterns)
+ *   are UTF-8 percent-encoded, and a literal `*` or `$` in
  *   the path (and a `$` inside a pattern) becomes `%2A` / `%24`, so the
  *   encoded pattern `/a-%2A` matches the path `/a-*` (§2.2.3). We do NOT decode
  *   `%62` to `b`: octets compare equal when encoded the same way, which is what
@@ -114,6 +116,11 @@ function normalize(s: string, pattern: boolean): string {
     } else if (c <= 0x20 || c === 0x7f) {
       out += pct(c);
     } else if (c < 0x80) {
+      out += s.charAt(i);
+    } else if (!pattern) {
+      // Paths arrive as request targets, already percent-encoded by the
+      // caller (src/http/request.ts encodeTarget), as google/robotstxt
+      // expects; a raw non-ASCII char left here is compared as it is.
       out += s.charAt(i);
     } else {
       const cp = s.codePointAt(i) as number;
@@ -272,9 +279,10 @@ export class RobotsRules {
   }
 
   /**
-   * Decides one request. `pathAndQuery` is the URL path plus `?query` as it
-   * would be requested (starts with "/"; percent-encoded or not, see the
-   * module comment; a `#fragment` is ignored).
+   * Decides one request. `pathAndQuery` is the request target as it goes on
+   * the wire: path plus `?query`, percent-encoded (RFC 9309 §2.2.2 encodes
+   * both sides before comparison; patterns are encoded here, the target by
+   * the caller's encodeTarget). A `#fragment` is ignored.
    */
   check(pathAndQuery: string): RobotsDecision {
     const path = normalizePath(pathAndQuery);

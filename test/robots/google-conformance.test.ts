@@ -43,20 +43,13 @@ const EXTENSIONS_NOT_TAKEN: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * Cases labelled `rfc9309` whose expectation contradicts RFC 9309 itself.
- * §2.2.2: "Octets in the URI and robots.txt paths outside the range of the
- * ASCII coded character set ... MUST be percent-encoded as defined by
- * [RFC3986] prior to comparison." Google's harness passes the URL with a raw
- * "ツ" and its matcher does not encode URLs, so the allowed "/foo/bar/ツ" rule
- * does not match and "Disallow: /" decides. We encode both sides (our callers
- * pass request targets before percent-encoding, see HttpUrl.pathAndQuery), so
- * the Allow matches. Encoding the path is also the safe side: otherwise a
- * raw-character path would slip past a Disallow written with the same character.
+ * Cases labelled `rfc9309` that we would disagree with: none. RFC 9309
+ * §2.2.2 percent-encodes both sides before comparison; like google/robotstxt
+ * we encode patterns and take the target already encoded (the engine passes
+ * encodeTarget(path), exactly the bytes of the request line), so
+ * ID_Encoding#3 and #5 (a raw "ツ" target) agree with Google.
  */
-const RFC_DISAGREEMENTS: ReadonlyMap<string, string> = new Map([
-  ['ID_Encoding#3', 'RFC 9309 §2.2.2: non-ASCII octets in the URI are percent-encoded before comparison'],
-  ['ID_Encoding#5', 'RFC 9309 §2.2.2: non-ASCII octets in the URI are percent-encoded before comparison'],
-]);
+const RFC_DISAGREEMENTS: ReadonlyMap<string, string> = new Map([]);
 
 /**
  * The path and query of a test URL, as written (no normalization: the matcher
