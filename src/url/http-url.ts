@@ -108,6 +108,21 @@ function parseAuthority(authority: string, scheme: HttpScheme, url: string): Aut
   return { host, hostname, port };
 }
 
+// Links on a page mostly share the page's authority: parse each one once.
+const authorityCache = new Map<string, Authority>();
+const AUTHORITY_CACHE_SIZE = 1024;
+
+function cachedAuthority(authority: string, scheme: HttpScheme, url: string): Authority {
+  const cacheKey = scheme === 'http' ? authority : `s:${authority}`;
+  let a = authorityCache.get(cacheKey);
+  if (a === undefined) {
+    a = parseAuthority(authority, scheme, url); // throws for an invalid one: never cached
+    if (authorityCache.size >= AUTHORITY_CACHE_SIZE) authorityCache.clear();
+    authorityCache.set(cacheKey, a);
+  }
+  return a;
+}
+
 function build(parts: UriParts, url: string, maxLength: number): HttpUrl {
   if (url.length > maxLength) {
     throw new CrawlerError('ERR_URL_TOO_LONG', `URL longer than ${maxLength} characters: ${url.slice(0, 80)}...`, { url: url.slice(0, 200) });
@@ -122,7 +137,7 @@ function build(parts: UriParts, url: string, maxLength: number): HttpUrl {
   }
   if (parts.authority === undefined) throw new CrawlerError('ERR_INVALID_HOST', `no host in ${url}`, { url });
   const scheme: HttpScheme = schemeLower;
-  const { host, hostname, port } = parseAuthority(parts.authority, scheme, url);
+  const { host, hostname, port } = cachedAuthority(parts.authority, scheme, url);
   const pathWasEmpty = parts.path === '';
   const path = pathWasEmpty ? '/' : removeDotSegments(parts.path);
   const query = parts.query;
