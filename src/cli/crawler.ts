@@ -21,6 +21,7 @@ import { prefixScope, sameOriginScope, type Scope } from '../url/scope.js';
 import { formatFlags, parseArgs, type FlagSpec } from './args.js';
 import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
 import { CrawlLog } from './crawl-log.js';
+import { Progress } from './progress.js';
 import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
 
 export const CRAWLER_USER_AGENT = 'polite-crawler/0.1 (TinySearch Engine crawler)';
@@ -122,6 +123,8 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth, resume: flags['resume'] === true });
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
+  const quiet = flags['quiet'] === true;
+  const progress = new Progress(io, io.stderrIsTTY && (quiet || !io.stdoutIsTTY));
   const log = new CrawlLog(io, flags['json'] === true ? 'json' : flags['quiet'] === true ? 'quiet' : 'cs50');
   let panic: CrawlerError | undefined;
   const isSeed = (entry: FrontierEntry): boolean => entry.key === seed.key;
@@ -147,6 +150,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       frontier.recordDocument(await sink.save({ url: url.key, depth: page.depth, body: response.body }));
       log.event(page.depth, 'Fetched', url.key);
       log.flush();
+      progress.update(() => `crawler: ${sink.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${page.depth}`);
       return 'scan';
     },
     onFailure(entry, url, error) {
@@ -189,6 +193,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     summary = await crawl.run();
   } finally {
     log.flush();
+    progress.done();
     client.close();
     frontier.close();
   }

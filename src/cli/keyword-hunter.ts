@@ -19,6 +19,7 @@ import { anyScope } from '../url/scope.js';
 import { formatFlags, parseArgs, type FlagSpec } from './args.js';
 import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
 import { findLine } from './keyword-search.js';
+import { Progress } from './progress.js';
 import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
 
 /** The User-Agent the spec requires, also the robots.txt agent. */
@@ -125,11 +126,15 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   const needle = Buffer.from(keyword, 'utf8');
   const line = (text: string): void => io.stdout(text + '\n');
   let found = false;
+  let pages = 0;
+  const progress = new Progress(io, io.stderrIsTTY && !io.stdoutIsTTY);
 
   const program: CrawlProgram = {
     resolveLink: resolve,
     inScope: anyScope,
     async onResponse({ url, response }) {
+      pages++;
+      progress.update(() => `KeywordHunter: ${pages} pages searched`);
       if (response.status !== 200) return 'done';
       if (sink !== undefined) await sink.save(url.path, response.body);
       const hit = findLine(response.body, needle);
@@ -185,6 +190,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   try {
     summary = await crawl.run();
   } finally {
+    progress.done();
     client.close();
   }
   if (summary.stoppedBy === 'signal') return EXIT_INTERRUPTED;

@@ -13,6 +13,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** True when stderr is a terminal (progress may be drawn). */
   stderrIsTTY: boolean;
+  /** True when stdout is a terminal (a progress line would then mix with the output). */
+  stdoutIsTTY: boolean;
   /** Aborted on SIGINT or SIGTERM. */
   signal: AbortSignal;
 }
@@ -41,6 +43,7 @@ export function runCli(main: Main, programName: string): void {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     stderrIsTTY: process.stderr.isTTY === true,
+    stdoutIsTTY: process.stdout.isTTY === true,
     signal: controller.signal,
   };
   main(process.argv.slice(2), io).then(

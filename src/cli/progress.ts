@@ -1,0 +1,34 @@
+/**
+ * A one-line progress display on stderr, drawn only when stderr is a
+ * terminal (spec decision "Stdout is the product, stderr is for people"),
+ * redrawn at most ten times a second, and erased when the work ends.
+ */
+import type { CliIo } from './run-cli.js';
+
+export class Progress {
+  private last = 0;
+  private drawn = false;
+
+  constructor(
+    private readonly io: CliIo,
+    private readonly enabled = io.stderrIsTTY,
+  ) {}
+
+  /** Redraws the line with `text` unless it was drawn less than 100 ms ago. */
+  update(text: () => string): void {
+    if (!this.enabled) return;
+    const now = performance.now();
+    if (now - this.last < 100) return;
+    this.last = now;
+    const line = text();
+    const width = 78;
+    this.io.stderr(`\r${line.length > width ? line.slice(0, width) : line.padEnd(width)}`);
+    this.drawn = true;
+  }
+
+  /** Erases the line. */
+  done(): void {
+    if (this.drawn) this.io.stderr(`\r${' '.repeat(78)}\r`);
+    this.drawn = false;
+  }
+}
