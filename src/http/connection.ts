@@ -93,6 +93,14 @@ export class Connection {
   served = 0;
   private reusable = true;
   private closed = false;
+  /**
+   * Bytes that arrive while no request is in flight answer nothing we sent
+   * (a server that wrote more than its framing said, or an unsolicited
+   * 408 before an idle close): the framing of whatever follows cannot be
+   * trusted, so the connection is closed instead of reused. Listening only
+   * between exchanges keeps the socket's data for the next parser otherwise.
+   */
+  private readonly onStray = (): void => this.close();
 
   constructor(socket: Socket) {
     this.socket = socket;
@@ -141,6 +149,7 @@ export class Connection {
         }
         this.served++;
         if (res === undefined || !res.keepAlive || parser.extra.length > 0) this.close();
+        else socket.on('data', this.onStray);
         resolve(res as ParsedResponse);
       };
       const fail = (code: ErrorCode, message: string, cause?: unknown): void => finish(new ExchangeError(code, message, received, cause));
@@ -173,6 +182,7 @@ export class Connection {
         () => fail('ERR_RESPONSE_TIMEOUT', `response not complete after ${options.responseTimeoutMs} ms (response timeout)`),
         options.responseTimeoutMs,
       );
+      socket.off('data', this.onStray);
       if (this.closed || socket.destroyed) {
         fail('ERR_PREMATURE_CLOSE', 'connection closed before the request was sent');
         return;

@@ -10,10 +10,11 @@ import { CrawlerError } from '../errors.js';
 /** A header or trailer field: the name as sent, the value with surrounding OWS trimmed. */
 export type Field = [name: string, value: string];
 
+/** How a message body is delimited (RFC 9112 §6.3). */
+export type Framing = 'chunked' | 'length' | 'close' | 'none';
+
 /** RFC 9110 §5.6.2: field-name = token = 1*tchar. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Tokens with whitespace between them ("en-US Content-Type", sent by IIS 6): kept, but never a framing field. */
-const LOOSE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?:[ \t]+[!#$%&'*+\-.^_`|~0-9A-Za-z]+)+$/;
 const DIGITS = /^[0-9]+$/;
 
 /** A CrawlerError with code ERR_BAD_RESPONSE. */
@@ -43,15 +44,13 @@ export function trimOws(s: string, from = 0, to = s.length): string {
  * Adds one field line (CR/LF already removed, no bare CR inside) to `fields`.
  * A line that starts with SP or HTAB is an obs-fold continuation (RFC 9112
  * §5.2): it is joined to the previous value with one SP, the fold's own OWS
- * dropped. Names must be tokens, with one exception real servers need:
- * whitespace between tokens inside a name ("en-US Content-Type") keeps the
- * field under that name, which no framing lookup matches, and returns true
- * so that the caller does not reuse the connection. Whitespace before the
- * colon ("Content-Length :", RFC 9112 §5.1) and any other non-token name are
- * rejected rather than guessed at: a mangled name may be a framing field in
- * disguise. Returns true only for such a loose name.
+ * dropped. Names must be tokens (RFC 9110 §5.1): a space inside a name (IIS 6's
+ * "en-US Content-Type", which http-parser accepts and llhttp rejects) or before
+ * the colon ("Content-Length :", RFC 9112 §5.1) is rejected rather than guessed
+ * at, because a mangled name may be a framing field in disguise: the safe choice.
+ * Returns the index of the field the line set or extended.
  */
-export function addFieldLine(fields: Field[], line: string): boolean {
+export function addFieldLine(fields: Field[], line: string): number {
   const c0 = line.charCodeAt(0);
   if (c0 === 32 || c0 === 9) {
     // RFC 9112 §2.2: whitespace before the first field line must be rejected (or the line ignored).
@@ -59,17 +58,16 @@ export function addFieldLine(fields: Field[], line: string): boolean {
     const last = fields[fields.length - 1] as Field;
     const more = trimOws(line);
     if (more.length > 0) last[1] = last[1].length === 0 ? more : `${last[1]} ${more}`;
-    return false;
+    return fields.length - 1;
   }
   const colon = line.indexOf(':');
   if (colon <= 0) throw badResponse(colon === 0 ? `empty field name: ${excerpt(line)}` : `field line without a colon: ${excerpt(line)}`);
   const name = line.slice(0, colon);
-  const loose = !TOKEN.test(name);
-  if (loose && !LOOSE_NAME.test(name)) throw badResponse(`invalid field name ${excerpt(name)}`);
+  if (!TOKEN.test(name)) throw badResponse(`invalid field name ${excerpt(name)}`);
   // RFC 9110 §5.5: NUL in a field value is dangerous; reject rather than pass it on.
   if (line.indexOf('\0', colon) !== -1) throw badResponse(`NUL in the value of field ${excerpt(name)}`);
   fields.push([name, trimOws(line, colon + 1)]);
-  return loose;
+  return fields.length - 1;
 }
 
 /** True when `name` (any case) equals `lower` (lower case). Compares lengths first: no lowercasing for most names. */
@@ -124,6 +122,47 @@ export function finalCodingIsChunked(values: readonly string[]): boolean {
 /** True when one of the Connection-style `values` lists `token` (lower case). */
 export function hasToken(values: readonly string[], token: string): boolean {
   return values.length > 0 && elements(values).includes(token);
+}
+
+/** What a final response's fields say about its body and its connection. */
+export interface BodyFraming {
+  framing: Framing;
+  /** The Content-Length when framing is 'length', else -1. */
+  length: number;
+  keepAlive: boolean;
+}
+
+/**
+ * Decides the framing (RFC 9112 §6.3) and persistence (§9.3) of a final
+ * response from its fields, status, version and whether it answers a HEAD.
+ */
+export function decideFraming(fields: readonly Field[], status: number, major: number, minor: number, headRequest: boolean): BodyFraming {
+  let length = -1;
+  let te: string[] | undefined;
+  const conn: string[] = [];
+  let proxyClose = false;
+  for (const [name, value] of fields) {
+    if (name.length === 10 && isName(name, 'connection')) conn.push(value);
+    else if (name.length === 14 && isName(name, 'content-length')) {
+      const n = parseContentLength(value);
+      if (length !== -1 && n !== length) throw badResponse('conflicting Content-Length fields');
+      length = n;
+    } else if (name.length === 16 && isName(name, 'proxy-connection')) {
+      // Not standard, but both upstreams read it like Connection; honouring "close" is the safe direction.
+      if (hasToken([value], 'close')) proxyClose = true;
+    } else if (name.length === 17 && isName(name, 'transfer-encoding')) (te ??= []).push(value);
+  }
+  let framing: Framing;
+  if (headRequest || status === 101 || status === 204 || status === 304) framing = 'none'; // §6.3 rules 1-2
+  else if (te !== undefined) framing = finalCodingIsChunked(te) ? 'chunked' : 'close'; // rules 3-4: TE overrides Content-Length
+  else if (length !== -1) framing = 'length'; // rule 6
+  else framing = 'close'; // rule 8
+  // §9.3: 1.1 persists unless "close"; 1.0 (and 0.9) only with "keep-alive". Never after a
+  // close-delimited body, a 101 (the connection now speaks another protocol), or TE together
+  // with Content-Length (§6.3 rule 3: possible response splitting, so do not reuse the connection).
+  let keepAlive = major === 1 && minor >= 1 ? !hasToken(conn, 'close') : hasToken(conn, 'keep-alive') && !hasToken(conn, 'close');
+  if (proxyClose || framing === 'close' || status === 101 || (te !== undefined && length !== -1)) keepAlive = false;
+  return { framing, length: framing === 'length' ? length : -1, keepAlive };
 }
 
 /** Fields of which a message may carry one only: duplicates after the first are ignored (as Node's http module does). */

@@ -1,97 +1,138 @@
 /**
- * A push parser for HTTP/1.1 responses (RFC 9112): `feed(chunk)` as bytes
- * arrive, `end()` when the peer closes. Status line, header fields (obs-fold
- * continuation lines joined), then the body by its framing: chunked with
- * trailers (§7.1), Content-Length (§6.2), or read until close (§6.3 rule 8).
- * Interim 1xx responses are skipped. Every size is capped.
+ * A push parser for HTTP/1.1 responses (RFC 9112): feed it the socket's bytes
+ * as they arrive, tell it when the peer closed, read the response when `done`.
  *
- * Hot path: line-based states decode only the line (latin1, one char per
- * byte); body bytes are copied once, into a buffer of the announced length
- * or, for chunked and close-delimited bodies, by one concat at the end.
+ * Hot path of the crawler, so: Buffers are scanned with indexOf (native), never
+ * byte by byte in JS except the few bytes of a chunk-size line; header lines
+ * are decoded once each with latin1 (one char per byte, so any obs-text in a
+ * field survives unchanged); a Content-Length body is copied once into a
+ * buffer allocated once; chunked and read-until-close bodies are kept as
+ * slices of the fed chunks and concatenated once at the end.
+ *
+ * Leniency, chosen where the two upstream parsers in the conformance data
+ * disagree (see test/http/response-parser-conformance.test.ts):
+ * - bare LF ends a line anywhere a CRLF may (RFC 9112 §2.2 allows it; real
+ *   servers send it); a bare CR is always rejected, so no byte sequence can
+ *   be read as two different line structures;
+ * - spaces and tabs after a chunk size are tolerated (they cannot change the
+ *   size; RFC 9112 §7.1.1 allows BWS before ";" anyway);
+ * - a space inside a field name or before the colon is NOT tolerated: such a
+ *   name is not a token, and "Content-Length : 4" is a classic framing trick.
  */
 import { CrawlerError } from '../errors.js';
-import { addFieldLine, badResponse, excerpt, finalCodingIsChunked, hasToken, headerValues, parseContentLength, trimOws, type Field } from './header-lines.js';
+import { addFieldLine, badResponse, decideFraming, excerpt, isName, parseContentLength, type Field, type Framing } from './header-lines.js';
+import { MAX_CHUNK_LINE, STATUS_PREFIX, parseChunkSize, parseStatusLine, statusByteOk } from './line-syntax.js';
 
-export { headerValue, headerValues } from './header-lines.js';
+export { headerValue, headerValues, type Field, type Framing } from './header-lines.js';
 
+/** Caps that bound the memory one response may use. */
 export interface ParserLimits {
-  /** Largest header section (status line and fields), and separately largest trailer section. */
+  /** Cap on the header section (status line + fields + blank line, interim 1xx heads included), and separately on the trailers. */
   maxHeaderBytes: number;
-  /** Largest body, after chunked framing is removed. */
+  /** Cap on the body bytes (after chunked framing is removed). */
   maxBodyBytes: number;
 }
 
-export const DEFAULT_LIMITS: ParserLimits = { maxHeaderBytes: 64 * 1024, maxBodyBytes: 10 * 1024 * 1024 };
+/** 64 KiB of header section, 10 MiB of body. */
+export const DEFAULT_LIMITS: ParserLimits = Object.freeze({ maxHeaderBytes: 64 * 1024, maxBodyBytes: 10 * 1024 * 1024 });
 
+/** A complete final response. */
 export interface ParsedResponse {
+  /** "1.1", "1.0" (as sent). */
   version: string;
   status: number;
+  /** The reason phrase as sent (may be empty). */
   reason: string;
+  /** In order, names as sent, values OWS-trimmed; an obs-fold continuation is joined to its value with one SP. */
   headers: Field[];
+  /** Chunked trailer fields, same form; [] when none. */
   trailers: Field[];
-  /** The body exactly as sent, chunked framing removed, never decoded. */
+  /** The body bytes exactly as sent (chunked framing removed), never decoded. */
   body: Buffer;
   /** May the connection carry another request after this message? */
   keepAlive: boolean;
-  framing: 'chunked' | 'length' | 'close' | 'none';
+  framing: Framing;
 }
+
+/** What is known once the final response's header section is complete, before its body. */
+export type ResponseHead = Omit<ParsedResponse, 'trailers' | 'body'>;
 
 export interface ResponseParserOptions {
   limits?: Partial<ParserLimits>;
-  /** The request was HEAD: no body follows whatever the headers say (RFC 9110 §9.3.2). */
+  /** The request was HEAD: the response has no body whatever its fields say (RFC 9112 §6.3). */
   headRequest?: boolean;
 }
 
-type State = 'status' | 'headers' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'body-length' | 'body-close' | 'done';
+const CR = 13;
+const LF = 10;
+const SP = 32;
+const HT = 9;
+/** Empty lines tolerated before a status line (RFC 9112 §2.2 asks for "at least one"). */
+const MAX_EMPTY_LINES = 4;
+const EMPTY = Buffer.alloc(0);
 
-/** HTTP/1.x, any minor (RFC 9110 §2.5), or HTTP/0.9 as both reference parsers take it; reason optional. */
-const STATUS_RE = /^HTTP\/(?:1\.([0-9])|0\.9) ([0-9]{3})(?:[ \t](.*))?$/;
-const HEX_RE = /^[0-9A-Fa-f]{1,13}$/;
-/** The shape of a status line's first 12 bytes ('9' stands for any digit), checked while it is still arriving. */
-const STATUS_SHAPE = 'HTTP/9.9 999';
-/** Longest chunk-size line accepted (size plus extensions). */
-const MAX_CHUNK_LINE = 4096;
-/** Empty lines tolerated before a status line (stray CRLF after a previous body). */
-const MAX_LEADING_EMPTY = 4;
+// Parser states.
+const START = 0; // skipping empty lines before a status line
+const STATUS = 1;
+const HEADERS = 2;
+const BODY_LENGTH = 3;
+const CHUNK_SIZE = 4;
+const CHUNK_DATA = 5;
+const CHUNK_CR = 6; // after chunk data: CR or LF
+const CHUNK_LF = 7; // after chunk data and CR: LF
+const TRAILERS = 8;
+const BODY_CLOSE = 9;
+const DONE = 10;
 
+/**
+ * Parses one HTTP/1.1 response, skipping any 1xx interim responses before it.
+ * feed() keeps references to the chunks it is given until the message is
+ * complete: don't reuse or modify a chunk after feeding it.
+ */
 export class ResponseParser {
-  private readonly limits: ParserLimits;
+  private readonly maxHeaderBytes: number;
+  private readonly maxBodyBytes: number;
   private readonly headRequest: boolean;
-  private state: State = 'status';
-  /** An unfinished line, in the pieces it arrived in (joined once its LF arrives: linear, not quadratic). */
-  private carry: Buffer[] = [];
-  private carryLen = 0;
-  private seen = false;
+  private state = START;
+  private anyByte = false;
+  private emptyLines = 0;
+  private startCR = false;
+  // The line being assembled across chunks.
+  private pieces: Buffer[] = [];
+  private pieceBytes = 0;
+  private pieceEndsCR = false;
+  /** Bytes of the current header (or trailer) section so far, for the cap. */
   private sectionBytes = 0;
-  private leadingEmpty = 0;
-  private version = '';
-  private status = 0;
-  private reason = '';
-  private headers: Field[] = [];
-  private trailers: Field[] = [];
-  private framing: ParsedResponse['framing'] = 'none';
-  private keepAlive = false;
+  /** How many of the first STATUS_PREFIX bytes of the status line have been checked. */
+  private prefixOk = 0;
+  private major = 0;
+  private minor = 0;
+  private statusCode = 0;
+  private reasonText = '';
+  private fields: Field[] = [];
+  private firstLength = -1;
+  private gotStatus = false;
+  private headInfo: ResponseHead | undefined;
+  private fixed: Buffer | undefined;
+  private filled = 0;
   private remaining = 0;
-  private lengthBody: Buffer | undefined;
-  private lengthOffset = 0;
   private parts: Buffer[] = [];
-  private bodySize = 0;
-  private extraParts: Buffer[] = [];
+  private bodyBytes = 0;
+  private trailerFields: Field[] = [];
   private result: ParsedResponse | undefined;
-  private sawStatus = false;
-  /** Minor version of HTTP/1.x; -1 for HTTP/0.9. */
-  private minor = 1;
-  /** A field name with whitespace inside was kept as sent: never reuse the connection. */
-  private looseName = false;
+  private extraParts: Buffer[] = [];
+  private extraCache: Buffer | undefined;
+  private failure: CrawlerError | undefined;
 
   constructor(options: ResponseParserOptions = {}) {
-    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.maxHeaderBytes = options.limits?.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes;
+    this.maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_LIMITS.maxBodyBytes;
     this.headRequest = options.headRequest === true;
   }
 
-  /** True once the final response is complete. */
+  /** The final response is complete. */
   get done(): boolean {
-    return this.state === 'done';
+    return this.state === DONE;
   }
 
   /** The final response, once `done`. */
@@ -99,313 +140,270 @@ export class ResponseParser {
     return this.result;
   }
 
-  /** True once a status line (interim or final) was parsed. */
+  /** The final response's head, as soon as its header section is complete (e.g. to give up on a non-HTML Content-Type early). */
+  get head(): ResponseHead | undefined {
+    return this.headInfo;
+  }
+
+  /** A (final or interim) status line was parsed. */
   get statusReceived(): boolean {
-    return this.sawStatus;
+    return this.gotStatus;
   }
 
-  /** Bytes received after the complete message (they make the connection unusable). */
+  /** Bytes received after the complete message (their presence makes the connection non-reusable). */
   get extra(): Buffer {
-    return this.extraParts.length === 1 ? (this.extraParts[0] as Buffer) : Buffer.concat(this.extraParts);
+    if (this.extraCache === undefined) this.extraCache = this.extraParts.length === 0 ? EMPTY : Buffer.concat(this.extraParts);
+    return this.extraCache;
   }
 
-  /** Pushes bytes from the socket. Throws CrawlerError on malformed input or a cap exceeded. */
+  /** Push bytes from the socket. Throws CrawlerError on malformed input or a cap exceeded (and again on any later call). */
   feed(chunk: Buffer): void {
-    if (this.state === 'done') {
-      if (chunk.length > 0) this.extraParts.push(chunk);
+    if (this.failure !== undefined) throw this.failure;
+    if (chunk.length === 0) return;
+    this.anyByte = true;
+    if (this.state === DONE) {
+      this.addExtra(chunk);
       return;
     }
-    if (chunk.length > 0) this.seen = true;
-    let data = chunk;
-    if (this.carryLen > 0) {
-      if (chunk.indexOf(0x0a) === -1) {
-        this.hold(chunk);
-        return;
-      }
-      this.carry.push(chunk);
-      data = Buffer.concat(this.carry, this.carryLen + chunk.length);
-      this.carry = [];
-      this.carryLen = 0;
+    try {
+      this.run(chunk);
+    } catch (err) {
+      if (err instanceof CrawlerError) this.failure = err;
+      throw err;
     }
-    let off = 0;
-    while (off < data.length && !this.done) {
-      switch (this.state) {
-        case 'body-length': {
-          const n = Math.min(this.remaining, data.length - off);
-          data.copy(this.lengthBody as Buffer, this.lengthOffset, off, off + n);
-          this.lengthOffset += n;
-          this.remaining -= n;
-          off += n;
-          if (this.remaining === 0) this.complete();
-          break;
-        }
-        case 'chunk-data': {
-          const n = Math.min(this.remaining, data.length - off);
-          this.parts.push(data.subarray(off, off + n));
-          this.bodySize += n;
-          this.remaining -= n;
-          off += n;
-          if (this.remaining === 0) this.state = 'chunk-end';
-          break;
-        }
-        case 'body-close': {
-          this.addBody(data.subarray(off));
-          off = data.length;
-          break;
-        }
-        default: {
-          const lf = data.indexOf(0x0a, off);
-          if (lf === -1) {
-            this.hold(data.subarray(off));
-            off = data.length;
-            break;
-          }
-          // Bare LF ends a line too: real servers send it and it is safe here
-          // (RFC 9112 §2.2 allows a recipient to accept it).
-          const end = lf > off && data[lf - 1] === 0x0d ? lf - 1 : lf;
-          const line = data.toString('latin1', off, end);
-          this.countSection(lf + 1 - off);
-          off = lf + 1;
-          // RFC 9112 §2.2: a bare CR (not before LF) makes the element invalid;
-          // parsers that read it as a line end would frame this differently.
-          if (line.indexOf('\r') !== -1) throw badResponse(`bare CR in ${this.where()}: ${excerpt(line)}`);
-          this.onLine(line);
-        }
-      }
-    }
-    if (this.done && off < data.length) this.extraParts.push(data.subarray(off));
   }
 
-  /** The peer closed the connection. Completes a close-delimited body, else throws ERR_PREMATURE_CLOSE. */
+  /** The peer closed the connection: completes a read-until-close body; throws ERR_PREMATURE_CLOSE if the message is incomplete. */
   end(): void {
-    if (this.done) return;
-    if (this.state === 'body-close') {
-      this.complete();
+    if (this.failure !== undefined) throw this.failure;
+    if (this.state === DONE) return;
+    if (this.state === BODY_CLOSE) {
+      this.complete(); // RFC 9112 §6.3 ¶8: the close delimits the body
       return;
     }
-    const where = !this.seen
-      ? 'before any response byte'
-      : this.state === 'status' || this.state === 'headers'
-        ? 'before the end of the headers'
-        : this.state === 'trailers'
-          ? 'before the end of the trailers'
-          : this.framing === 'length'
-            ? `with the body incomplete (${this.lengthOffset} of ${this.lengthOffset + this.remaining} bytes received)`
-            : `with the chunked body incomplete (${this.bodySize} bytes received)`;
-    throw new CrawlerError('ERR_PREMATURE_CLOSE', `connection closed ${where}`);
+    const message = this.headInfo !== undefined
+      ? `connection closed after the headers had arrived, before the end of the body (${this.progress()})`
+      : !this.anyByte
+        ? 'connection closed before any response byte arrived'
+        : `connection closed before the end of the headers (${this.gotStatus ? 'status line received' : 'no status line yet'})`;
+    this.failure = new CrawlerError('ERR_PREMATURE_CLOSE', message);
+    throw this.failure;
   }
 
-  private countSection(n: number): void {
-    if (this.state === 'status' || this.state === 'headers' || this.state === 'trailers') {
-      this.sectionBytes += n;
-      if (this.sectionBytes > this.limits.maxHeaderBytes) {
-        const what = this.state === 'trailers' ? 'trailer' : 'header';
-        throw new CrawlerError('ERR_HEADERS_OVERFLOW', `response ${what} section larger than ${this.limits.maxHeaderBytes} bytes`);
-      }
-    }
+  private progress(): string {
+    if (this.state === BODY_LENGTH) return `${this.filled} of ${this.filled + this.remaining} bytes`;
+    if (this.state === TRAILERS) return 'trailers incomplete';
+    return `${this.bodyBytes - this.remaining} bytes of a chunked body`;
   }
 
-  /** What the current line is, for error messages. */
-  private where(): string {
-    return this.state === 'status' ? 'the status line' : this.state === 'headers' ? 'a header line' : this.state === 'trailers' ? 'a trailer line' : 'a chunk line';
-  }
-
-  /**
-   * Keeps `piece` (no LF in it) of an unfinished line and checks what is
-   * known already, so that garbage or a flood fails at once rather than at
-   * the cap: the caps, a status line's shape, a bare CR, whitespace before
-   * the first header line.
-   */
-  private hold(piece: Buffer): void {
-    if (piece.length === 0) return;
-    const before = this.carryLen;
-    const last = this.carry[this.carry.length - 1];
-    const prevCR = last !== undefined && last[last.length - 1] === 0x0d;
-    this.carry.push(Buffer.from(piece));
-    this.carryLen += piece.length;
-    const n = this.carryLen;
-    const cr = piece.indexOf(0x0d);
-    if (prevCR || (cr !== -1 && cr < piece.length - 1)) throw badResponse(`bare CR in ${this.where()}`);
-    if (this.state === 'chunk-size' || this.state === 'chunk-end') {
-      if (n > MAX_CHUNK_LINE) throw badResponse(`chunk-size line longer than ${MAX_CHUNK_LINE} bytes`);
-      return;
-    }
-    if (this.state === 'status' && before < STATUS_SHAPE.length) {
-      const start = (this.carry.length === 1 ? piece : Buffer.concat(this.carry, n)).toString('latin1', 0, Math.min(n, STATUS_SHAPE.length));
-      if (!statusShapeOk(start)) throw badResponse(`not an HTTP/1.x response: ${excerpt(start)}`);
-    }
-    if (this.state === 'headers' && before === 0 && this.headers.length === 0 && (piece[0] === 0x20 || piece[0] === 0x09)) {
-      throw badResponse('whitespace before the first header line');
-    }
-    if (this.sectionBytes + n > this.limits.maxHeaderBytes) {
-      const what = this.state === 'trailers' ? 'trailer' : 'header';
-      throw new CrawlerError('ERR_HEADERS_OVERFLOW', `response ${what} section larger than ${this.limits.maxHeaderBytes} bytes`);
-    }
-  }
-
-  private onLine(line: string): void {
-    switch (this.state) {
-      case 'status':
-        return this.onStatusLine(line);
-      case 'headers':
-        if (line.length === 0) return this.onHeadersEnd();
-        if (addFieldLine(this.headers, line)) this.looseName = true;
+  private run(buf: Buffer): void {
+    const len = buf.length;
+    let pos = 0;
+    while (pos < len) {
+      const state = this.state;
+      if (state === BODY_LENGTH) {
+        const n = Math.min(this.remaining, len - pos);
+        // TypedArray#set is a plain memcpy; Buffer#copy has more JS overhead on Node 20.
+        (this.fixed as Buffer).set(n === len ? buf : buf.subarray(pos, pos + n), this.filled);
+        this.filled += n;
+        this.remaining -= n;
+        pos += n;
+        if (this.remaining === 0) this.complete();
+      } else if (state === CHUNK_DATA) {
+        const n = Math.min(this.remaining, len - pos);
+        this.parts.push(buf.subarray(pos, pos + n));
+        this.remaining -= n;
+        pos += n;
+        if (this.remaining === 0) this.state = CHUNK_CR;
+      } else if (state === BODY_CLOSE) {
+        const n = len - pos;
+        if (this.bodyBytes + n > this.maxBodyBytes) throw this.bodyOverflow('response body');
+        this.parts.push(pos === 0 ? buf : buf.subarray(pos));
+        this.bodyBytes += n;
+        pos = len;
+      } else if (state === CHUNK_CR || state === CHUNK_LF) {
+        // RFC 9112 §7.1: chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF (bare LF accepted, as everywhere).
+        const b = buf[pos++];
+        if (b === LF) this.state = CHUNK_SIZE;
+        else if (b === CR && state === CHUNK_CR) this.state = CHUNK_LF;
+        else throw badResponse('chunk data not followed by CRLF');
+      } else if (state === START) {
+        // RFC 9112 §2.2: skip a few empty lines (CRLF or LF) before the status line, as llhttp does.
+        const b = buf[pos];
+        if (b === LF) {
+          if (++this.emptyLines > MAX_EMPTY_LINES) throw badResponse(`more than ${MAX_EMPTY_LINES} empty lines before the status line`);
+          this.startCR = false;
+        } else if (this.startCR) throw badResponse('bare CR before the status line (RFC 9112 §2.2)');
+        else if (b === CR) this.startCR = true;
+        else {
+          this.state = STATUS;
+          this.prefixOk = 0;
+          continue;
+        }
+        pos++;
+        this.sectionBytes++;
+        if (this.sectionBytes > this.maxHeaderBytes) throw this.headerOverflow();
+      } else if (state === DONE) {
+        this.addExtra(pos === 0 ? buf : buf.subarray(pos));
         return;
-      case 'chunk-size':
-        return this.onChunkSize(line);
-      case 'chunk-end':
-        if (line.length !== 0) throw badResponse(`missing CRLF after chunk data: ${excerpt(line)}`);
-        this.state = 'chunk-size';
-        return;
-      case 'trailers':
-        if (line.length === 0) return this.complete();
-        if (addFieldLine(this.trailers, line)) this.looseName = true;
-        return;
-      default:
-        return;
-    }
-  }
-
-  private onStatusLine(line: string): void {
-    if (line.length === 0) {
-      if (++this.leadingEmpty > MAX_LEADING_EMPTY) throw badResponse('empty lines instead of a status line');
-      this.sectionBytes = 0;
-      return;
-    }
-    const m = STATUS_RE.exec(line);
-    if (m === null) throw badResponse(`invalid status line: ${excerpt(line)}`);
-    this.version = line.slice(5, 8);
-    this.minor = m[1] === undefined ? -1 : Number(m[1]);
-    this.status = Number(m[2]);
-    this.reason = m[3] ?? '';
-    this.sawStatus = true;
-    this.state = 'headers';
-  }
-
-  private onHeadersEnd(): void {
-    const status = this.status;
-    // RFC 9110 §15.2: interim responses are followed by the final one.
-    if (status >= 100 && status < 200 && status !== 101) {
-      this.headers = [];
-      this.sectionBytes = 0;
-      this.leadingEmpty = 0;
-      this.state = 'status';
-      return;
-    }
-    // RFC 9112 §9.3: HTTP/1.1 and later persist unless "close"; HTTP/1.0 only with "keep-alive".
-    const connection = headerValues(this.headers, 'connection');
-    this.keepAlive = this.minor >= 1 ? !hasToken(connection, 'close') : hasToken(connection, 'keep-alive');
-    // Proxy-Connection is not standard, but "close" there is honoured as both
-    // reference parsers do: closing is always safe. A field name we kept loose,
-    // or a 101 (the connection now speaks another protocol), ends reuse too.
-    if (this.looseName || status === 101 || hasToken(headerValues(this.headers, 'proxy-connection'), 'close')) this.keepAlive = false;
-    const te = headerValues(this.headers, 'transfer-encoding');
-    const cl = headerValues(this.headers, 'content-length');
-    // RFC 9112 §6.3 rules 1 and 2: no body for HEAD, 1xx, 204 and 304; after
-    // a 101 the bytes belong to another protocol (RFC 9110 §15.2.2): `extra`.
-    if (this.headRequest || status === 204 || status === 304 || status === 101) {
-      this.framing = 'none';
-      this.complete();
-      return;
-    }
-    if (te.length > 0) {
-      // Rule 3: Transfer-Encoding overrides Content-Length; both present is a
-      // smuggling signal, so never reuse the connection after it.
-      if (cl.length > 0) this.keepAlive = false;
-      if (finalCodingIsChunked(te)) {
-        this.framing = 'chunked';
-        this.state = 'chunk-size';
       } else {
-        this.startClose();
+        pos = this.lineStep(buf, pos);
       }
+    }
+  }
+
+  /** One step of a line state (status, field, chunk-size or trailer line); returns the new position. */
+  private lineStep(buf: Buffer, pos: number): number {
+    const state = this.state;
+    if (this.pieceBytes === 0 && (buf[pos] === SP || buf[pos] === HT)) {
+      // Whitespace before the first field (RFC 9112 §2.2): reject at once, not when the line ends.
+      if ((state === HEADERS && this.fields.length === 0) || (state === TRAILERS && this.trailerFields.length === 0)) {
+        throw badResponse('whitespace before the first field line');
+      }
+    }
+    const lf = buf.indexOf(LF, pos);
+    if (state === STATUS && this.prefixOk < STATUS_PREFIX) this.checkPrefix(buf, pos, lf === -1 ? buf.length : lf);
+    if (lf === -1) {
+      this.stash(buf, pos);
+      return buf.length;
+    }
+    let line = buf;
+    let start = pos;
+    let end = lf;
+    if (this.pieceBytes > 0) {
+      this.pieces.push(buf.subarray(pos, lf));
+      line = Buffer.concat(this.pieces, this.pieceBytes + lf - pos);
+      start = 0;
+      end = line.length;
+      this.pieces = [];
+      this.pieceBytes = 0;
+      this.pieceEndsCR = false;
+    }
+    const size = end - start + 1;
+    if (end > start && line[end - 1] === CR) end--;
+    if (state === CHUNK_SIZE) {
+      if (size > MAX_CHUNK_LINE) throw badResponse(`chunk-size line longer than ${MAX_CHUNK_LINE} bytes`);
+      this.chunkSizeLine(line, start, end);
+      return lf + 1;
+    }
+    this.sectionBytes += size;
+    if (this.sectionBytes > this.maxHeaderBytes) throw this.headerOverflow();
+    const s = line.toString('latin1', start, end);
+    if (s.indexOf('\r') !== -1) throw badResponse(`bare CR in ${excerpt(s)}`); // RFC 9112 §2.2
+    if (state === STATUS) this.startLine(s);
+    else if (state === HEADERS) {
+      if (s.length === 0) this.endOfHead();
+      else this.fieldLine(s);
+    } else if (s.length === 0) this.complete();
+    else addFieldLine(this.trailerFields, s);
+    return lf + 1;
+  }
+
+  /** Keeps a partial line (no LF in it) for the next chunk, rejecting what can already be rejected. */
+  private stash(buf: Buffer, pos: number): void {
+    const piece = pos === 0 ? buf : buf.subarray(pos);
+    const n = piece.length;
+    // No LF in this piece: a CR anywhere but its last byte is bare, and so is a CR that ended the previous piece.
+    const cr = piece.indexOf(CR);
+    if (this.pieceEndsCR || (cr !== -1 && cr < n - 1)) throw badResponse('bare CR in a line (RFC 9112 §2.2)');
+    this.pieces.push(piece);
+    this.pieceBytes += n;
+    this.pieceEndsCR = piece[n - 1] === CR;
+    if (this.state === CHUNK_SIZE) {
+      if (this.pieceBytes > MAX_CHUNK_LINE) throw badResponse(`chunk-size line longer than ${MAX_CHUNK_LINE} bytes`);
+    } else if (this.sectionBytes + this.pieceBytes > this.maxHeaderBytes) throw this.headerOverflow();
+  }
+
+  /** Rejects a status line at its first byte that cannot start "HTTP/d.d ddd " (no waiting for 64 KiB of garbage). */
+  private checkPrefix(buf: Buffer, from: number, to: number): void {
+    for (let k = this.prefixOk; k < STATUS_PREFIX && from + k - this.pieceBytes < to; k++) {
+      if (!statusByteOk(k, buf[from + k - this.pieceBytes] as number)) {
+        throw badResponse(`not an HTTP/1.x status line: ${excerpt(buf.toString('latin1', from, Math.min(to, from + 40)))}`);
+      }
+      this.prefixOk = k + 1;
+    }
+  }
+
+  private startLine(s: string): void {
+    const line = parseStatusLine(s);
+    this.major = line.major;
+    this.minor = line.minor;
+    this.statusCode = line.status;
+    this.reasonText = line.reason;
+    this.gotStatus = true;
+    this.state = HEADERS;
+  }
+
+  private fieldLine(s: string): void {
+    const field = this.fields[addFieldLine(this.fields, s)] as Field;
+    // Reject a bad Content-Length (RFC 9110 §8.6) as soon as its line arrives; endOfHead
+    // reads the final values again. A fold can only make an invalid value stay invalid.
+    if (isName(field[0], 'content-length')) {
+      const n = parseContentLength(field[1]);
+      if (this.firstLength !== -1 && n !== this.firstLength) throw badResponse('conflicting Content-Length fields');
+      this.firstLength = n;
+    }
+  }
+
+  /** The blank line after the fields: skip an interim response, or decide how the body is framed. */
+  private endOfHead(): void {
+    const status = this.statusCode;
+    if (status < 200 && status !== 101) {
+      // RFC 9110 §15.2: an interim response; the final one follows. Its bytes stay in the header cap.
+      this.fields = [];
+      this.firstLength = -1;
+      this.emptyLines = 0;
+      this.state = START;
       return;
     }
-    if (cl.length > 0) {
-      // Rule 5: several differing values are an error (parseContentLength per value, then compare).
-      let length = -1;
-      for (const v of cl) {
-        const n = parseContentLength(v);
-        if (length !== -1 && n !== length) throw badResponse(`conflicting Content-Length values ${excerpt(cl.join(', '))}`);
-        length = n;
-      }
-      if (length > this.limits.maxBodyBytes) {
-        throw new CrawlerError('ERR_BODY_OVERFLOW', `response body of ${length} bytes is larger than the ${this.limits.maxBodyBytes}-byte cap`);
-      }
-      this.framing = 'length';
+    const { framing, length, keepAlive } = decideFraming(this.fields, status, this.major, this.minor, this.headRequest);
+    if (length > this.maxBodyBytes) throw this.bodyOverflow(`Content-Length ${length}`);
+    this.headInfo = { version: `${this.major}.${this.minor}`, status, reason: this.reasonText, headers: this.fields, keepAlive, framing };
+    this.sectionBytes = 0;
+    if (framing === 'chunked') this.state = CHUNK_SIZE;
+    else if (framing === 'close') this.state = BODY_CLOSE;
+    else if (length > 0) {
+      this.fixed = Buffer.allocUnsafe(length);
       this.remaining = length;
-      this.lengthBody = Buffer.allocUnsafe(length);
-      if (length === 0) this.complete();
-      else this.state = 'body-length';
-      return;
-    }
-    this.startClose();
+      this.state = BODY_LENGTH;
+    } else this.complete();
   }
 
-  /** Rule 8: the body runs until the server closes; the connection cannot be reused. */
-  private startClose(): void {
-    this.framing = 'close';
-    this.keepAlive = false;
-    this.state = 'body-close';
-  }
-
-  private onChunkSize(line: string): void {
-    const semi = line.indexOf(';');
-    // Chunk extensions are ignored unparsed (RFC 9112 §7.1.1): the line ends
-    // at its LF whatever they hold. Spaces or tabs after the size (BWS) are
-    // tolerated, as real servers send them; before it they are not.
-    const c0 = line.charCodeAt(0);
-    if (c0 === 32 || c0 === 9) throw badResponse(`invalid chunk size ${excerpt(line)}`);
-    const size = trimOws(semi === -1 ? line : line.slice(0, semi));
-    if (!HEX_RE.test(size)) throw badResponse(`invalid chunk size ${excerpt(line)}`);
-    const n = parseInt(size, 16);
-    if (n === 0) {
+  /** A chunk-size line (RFC 9112 §7.1): the next chunk's data, or the trailers after the last chunk. */
+  private chunkSizeLine(line: Buffer, start: number, end: number): void {
+    const size = parseChunkSize(line, start, end);
+    if (size === 0) {
+      this.state = TRAILERS; // last-chunk; trailer section has its own cap
       this.sectionBytes = 0;
-      this.state = 'trailers';
       return;
     }
-    if (this.bodySize + n > this.limits.maxBodyBytes) {
-      throw new CrawlerError('ERR_BODY_OVERFLOW', `response body larger than the ${this.limits.maxBodyBytes}-byte cap`);
-    }
-    this.remaining = n;
-    this.state = 'chunk-data';
-  }
-
-  private addBody(part: Buffer): void {
-    if (part.length === 0) return;
-    this.bodySize += part.length;
-    if (this.bodySize > this.limits.maxBodyBytes) {
-      throw new CrawlerError('ERR_BODY_OVERFLOW', `response body larger than the ${this.limits.maxBodyBytes}-byte cap`);
-    }
-    this.parts.push(part);
+    if (this.bodyBytes + size > this.maxBodyBytes) throw this.bodyOverflow('chunked body');
+    this.bodyBytes += size;
+    this.remaining = size;
+    this.state = CHUNK_DATA;
   }
 
   private complete(): void {
-    let body: Buffer;
-    if (this.framing === 'length') body = this.lengthBody as Buffer;
-    else if (this.parts.length === 1) body = this.parts[0] as Buffer;
-    else body = Buffer.concat(this.parts, this.bodySize);
+    const { version, status, reason, headers, keepAlive, framing } = this.headInfo as ResponseHead;
+    const body = this.fixed ?? (this.parts.length === 0 ? EMPTY : Buffer.concat(this.parts, this.bodyBytes));
+    // A literal, not a spread of the head: this runs once per response on the hot path.
+    this.result = { version, status, reason, headers, trailers: this.trailerFields, body, keepAlive, framing };
+    this.state = DONE;
+    this.fixed = undefined;
     this.parts = [];
-    this.result = {
-      version: this.version,
-      status: this.status,
-      reason: this.reason,
-      headers: this.headers,
-      trailers: this.trailers,
-      body,
-      keepAlive: this.keepAlive,
-      framing: this.framing,
-    };
-    this.state = 'done';
   }
-}
 
-/** True when `start` (a status line's first bytes) can still begin "HTTP/d.d ddd". A lone CR may be an empty line's. */
-function statusShapeOk(start: string): boolean {
-  if (start === '\r') return true;
-  for (let i = 0; i < start.length && i < STATUS_SHAPE.length; i++) {
-    const want = STATUS_SHAPE.charCodeAt(i);
-    const c = start.charCodeAt(i);
-    if (want === 57 ? c < 48 || c > 57 : c !== want) return false;
+  private addExtra(chunk: Buffer): void {
+    this.extraParts.push(chunk);
+    this.extraCache = undefined;
   }
-  return true;
+
+  private headerOverflow(): CrawlerError {
+    const what = this.state === TRAILERS ? 'trailer section' : 'response header section';
+    return new CrawlerError('ERR_HEADERS_OVERFLOW', `${what} exceeds maxHeaderBytes (${this.maxHeaderBytes} bytes)`);
+  }
+
+  private bodyOverflow(what: string): CrawlerError {
+    return new CrawlerError('ERR_BODY_OVERFLOW', `${what} exceeds maxBodyBytes (${this.maxBodyBytes} bytes)`);
+  }
 }
