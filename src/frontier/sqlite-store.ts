@@ -1,9 +1,14 @@
 /**
  * The durable frontier: seen set, breadth-first queue and the last document
  * ID in one SQLite file inside the page directory (better-sqlite3, WAL).
- * Each page's changes are one transaction, committed by `commit(entry)`
- * right after its page file is in place, so after `kill -9` at any moment a
- * resumed crawl redoes at most the page in flight, under the same ID.
+ * Each page's changes are one savepoint, released by `commit(entry)` right
+ * after its page file is in place; released pages are committed to disk in
+ * groups, at most `commitIntervalMs` apart (100 ms by default) and on every
+ * stop. A transaction per page cost about 200 us of SQLite time; a group
+ * costs a few. After `kill -9` at any moment a resumed crawl redoes the pages
+ * of the last group at most, in the same order and so under the same IDs:
+ * it ends with exactly the pages of an uninterrupted crawl. A page cut
+ * short (a stop signal mid-page) is rolled back alone.
  *
  * Memory stays bounded: the seen set lives in the database; a Set in front
  * of it answers lookups while it holds every key (small crawls), and is
@@ -31,6 +36,8 @@ export interface SqliteFrontierOptions extends CrawlIdentity {
   resume: boolean;
   /** Most keys kept in memory in front of the index (default 200,000). */
   cacheLimit?: number;
+  /** Most time between group commits, in ms (default 100; 0 commits every page). */
+  commitIntervalMs?: number;
 }
 
 const STATE_PENDING = 0;
@@ -48,6 +55,9 @@ export class SqliteFrontier implements FrontierStore {
   private readonly db: Database.Database;
   private readonly stmt: Record<'insert' | 'seen' | 'done' | 'batch' | 'setMeta', Database.Statement>;
   private inTransaction = false;
+  private inPage = false;
+  private lastCommit = performance.now();
+  private readonly commitIntervalMs: number;
   private cache: Set<string> | undefined = new Set();
   private readonly cacheLimit: number;
   private buffer: Row[] = [];
@@ -109,6 +119,7 @@ export class SqliteFrontier implements FrontierStore {
       setMeta: this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
     this.cacheLimit = options.cacheLimit ?? 200_000;
+    this.commitIntervalMs = options.commitIntervalMs ?? 100;
     this.lastId = Number(meta('lastId') ?? '0');
     this.pendingCount = this.db.prepare(`SELECT count(*) FROM urls WHERE state = ${STATE_PENDING}`).pluck().get() as number;
     const total = this.db.prepare('SELECT count(*) FROM urls').pluck().get() as number;
@@ -117,9 +128,27 @@ export class SqliteFrontier implements FrontierStore {
   }
 
   private begin(): void {
-    if (this.inTransaction) return;
-    this.db.exec('BEGIN');
-    this.inTransaction = true;
+    if (!this.inTransaction) {
+      this.db.exec('BEGIN');
+      this.inTransaction = true;
+    }
+    if (!this.inPage) {
+      this.db.exec('SAVEPOINT page');
+      this.inPage = true;
+    }
+  }
+
+  /** Commits every released page now. */
+  flush(): void {
+    if (this.inPage) {
+      // A page not committed by commit(entry) was cut short: it is redone.
+      this.db.exec('ROLLBACK TO page');
+      this.db.exec('RELEASE page');
+      this.inPage = false;
+    }
+    if (this.inTransaction) this.db.exec('COMMIT');
+    this.inTransaction = false;
+    this.lastCommit = performance.now();
   }
 
   private remember(key: string): void {
@@ -171,8 +200,9 @@ export class SqliteFrontier implements FrontierStore {
   commit(entry: FrontierEntry): void {
     this.begin();
     this.stmt.done.run(entry.key);
-    this.db.exec('COMMIT');
-    this.inTransaction = false;
+    this.db.exec('RELEASE page');
+    this.inPage = false;
+    if (performance.now() - this.lastCommit >= this.commitIntervalMs) this.flush();
   }
 
   get lastDocumentId(): number {
@@ -183,11 +213,10 @@ export class SqliteFrontier implements FrontierStore {
     return this.pendingCount;
   }
 
-  /** Closes the database; an uncommitted page is rolled back (it is redone on resume). */
+  /** Commits the pages done, rolls back a page cut short (it is redone on resume), and closes. */
   close(): void {
     if (!this.db.open) return;
-    if (this.inTransaction) this.db.exec('ROLLBACK');
-    this.inTransaction = false;
+    this.flush();
     this.db.close();
   }
 }

@@ -5,9 +5,12 @@
  * implementation (test/frontier/store-contract.test.ts).
  *
  * Durability model: everything a page changes (the links it added, the
- * document ID it took, the entry itself being done) becomes durable at
- * `commit(entry)`, in one step. An entry taken by `next()` but never
- * committed (a crash, an abort) is taken again after a restart.
+ * document ID it took, the entry itself being done) is one unit, closed by
+ * `commit(entry)`. A store may write several such units to disk together
+ * (the SQLite store does, at most 100 ms apart) and writes all closed ones
+ * at `close()`. An entry whose unit is not on disk (a crash, an abort) is
+ * taken again after a restart, in the same order, so a resumed crawl
+ * redoes the same pages under the same IDs.
  */
 
 /** A URL waiting to be fetched. `url` is the href (host as written); `key` its identity. */
