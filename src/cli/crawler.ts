@@ -5,14 +5,14 @@
  */
 import { CrawlerError, describeError, type ErrorCode } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
-import { PoliteFetcher } from '../engine/polite-fetch.js';
+import { PoliteFetcher, redirectLocation } from '../engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../extract/html.js';
 import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { Politeness } from '../frontier/politeness.js';
 import type { FrontierEntry } from '../frontier/store.js';
 import { HttpClient } from '../http/client.js';
 import { headerValue } from '../http/response-parser.js';
-import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
+import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetchResult } from '../robots/policy.js';
 import { checkPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
@@ -106,9 +106,13 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   } catch (err) {
     throw usage(describeError(err), 'ERR_INVALID_OPTION');
   }
+  const userAgent = flags['user-agent'] as string;
+  // RFC 9110 §5.5: no control characters in a field value; an empty one names no robots.txt group.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(userAgent)) throw usage('--user-agent must not contain control characters (CR, LF, NUL, TAB...)', 'ERR_INVALID_OPTION');
+  if (userAgent.trim() === '') throw usage('--user-agent must not be empty', 'ERR_INVALID_OPTION');
   await checkPageDirectory(pageDir);
 
-  const userAgent = flags['user-agent'] as string;
   const client = new HttpClient(clientOptionsFrom(flags, userAgent));
   const politeness = new Politeness({ delayMs: (flags['delay'] as number) * 1000 });
   const fetcher = new PoliteFetcher(client, politeness, io.signal);
@@ -116,10 +120,51 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   const maxRedirects = flags['max-redirects'] as number;
   const maxSegments = flags['max-path-depth'] as number;
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, maxUrl), maxSegments);
+  // Why a host's robots.txt counts as "disallow all" (RFC 9309: 5xx or unreachable), for the PANIC message.
+  const robotsFailures = new Map<string, string>();
+  /**
+   * robots.txt, following up to maxRedirects redirects (RFC 9309 §2.3.1.2),
+   * each hop polite, but never off the crawl: "External URLs are never
+   * requested, robots.txt of other hosts included". A redirect elsewhere
+   * ends the fetch with that 3xx, which the failure policy reads as
+   * "unavailable" (allow all), like a chain too long; stderr says so.
+   */
+  const robotsFetch = async (robotsUrl: string): Promise<RobotsFetchResult> => {
+    try {
+      let url = parseHttpUrl(robotsUrl, maxUrl);
+      for (let hop = 0; ; hop++) {
+        const res = await fetcher.fetch(url);
+        const location = redirectLocation(res);
+        if (location === undefined || hop >= maxRedirects) return { status: res.status, body: res.body };
+        let next: HttpUrl;
+        try {
+          next = resolve(location, url);
+        } catch {
+          return { status: res.status, body: res.body }; // no usable Location: unavailable (policy.ts)
+        }
+        if (next.origin !== url.origin && !scope(next)) {
+          io.stderr(`crawler: ${robotsUrl} redirects to ${next.key}, outside the crawl: not followed, robots.txt treated as unavailable (allow all)\n`);
+          return { status: res.status, body: res.body };
+        }
+        url = next;
+      }
+    } catch (err) {
+      return { error: err };
+    }
+  };
   const robots =
     flags['ignore-robots'] === true
       ? undefined
-      : new RobotsPolicy({ userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: fetcher.robotsFetcher((h) => parseHttpUrl(h, maxUrl), resolve, maxRedirects) });
+      : new RobotsPolicy({
+          userAgent,
+          onFailure: CRAWLER_FAILURE_POLICY,
+          fetch: async (robotsUrl, origin) => {
+            const result = await robotsFetch(robotsUrl);
+            if (!('status' in result)) robotsFailures.set(origin, `${robotsUrl} could not be fetched (${describeError(result.error)})`);
+            else if (CRAWLER_FAILURE_POLICY(result) === 'disallow') robotsFailures.set(origin, `${robotsUrl} answered HTTP ${result.status}`);
+            return result;
+          },
+        });
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth, resume: flags['resume'] === true });
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
@@ -154,10 +199,14 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       return 'scan';
     },
     onFailure(entry, url, error) {
+      // A chain of too many redirects was reported by onRedirect, at the URL that redirected.
+      if (error.code === 'ERR_REDIRECT_LIMIT') return;
       fail(entry, url, `(${error.message})`);
     },
     onSeedDisallowed(url) {
-      panic = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${url.key}: robots.txt disallows it (--ignore-robots to crawl anyway)`);
+      const failure = robotsFailures.get(url.origin);
+      const why = failure === undefined ? 'robots.txt disallows it' : `${failure}, which means disallow all (RFC 9309)`;
+      panic = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${url.key}: ${why} (--ignore-robots to crawl anyway)`, { url: url.key });
     },
   };
 
@@ -184,6 +233,12 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       onRedirect: (from, to, raw, action, depth, error) => {
         if (action === 'follow') return;
         const why = error?.message ?? (action === 'duplicate' ? 'already seen' : action === 'robots' ? 'disallowed by robots.txt' : action === 'invalid' ? 'not a crawlable URL' : 'outside the crawl');
+        // The seed (the only page at depth 0) not fetched because of where it redirects: nothing to crawl.
+        if (depth === 0 && sink.peekId === 1) {
+          const via = from.key === seed.key ? '' : ` (by ${from.key})`;
+          panic = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${seed.key}: redirected to ${to?.key ?? raw}${via}: ${why}`, { url: seed.key });
+          return;
+        }
         log.event(depth, 'Failed', from.key, `(redirects to ${to?.key ?? raw}: ${why})`);
       },
     },
@@ -200,7 +255,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   if (panic !== undefined) throw panic;
   const saved = sink.peekId - 1;
   if (summary.stoppedBy === 'signal') {
-    io.stderr(`crawler: interrupted after ${saved} pages in ${pageDir}\n`);
+    io.stderr(`crawler: interrupted after ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
     return EXIT_INTERRUPTED;
   }
   const removed = await sink.removeStale();

@@ -33,7 +33,8 @@ export function writeFileAtomicSync(dir: string, name: string, chunks: readonly 
   try {
     fd = openSync(tempPath, CREATE_FLAGS, 0o644);
   } catch (err) {
-    throw new CrawlerError('ERR_WRITE', `cannot create ${tempPath}: ${errorCode(err)}`, { cause: err });
+    // Named after the file asked for: the temporary name means nothing to the user.
+    throw new CrawlerError('ERR_WRITE', `cannot write ${finalPath}: ${errorCode(err)}`, { cause: err });
   }
   try {
     let total = 0;

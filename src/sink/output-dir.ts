@@ -6,14 +6,15 @@
  * escape the directory, and no page of the run overwrites another: a clash
  * gets a numeric suffix (`index-2.html`).
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
 import { CrawlerError } from '../errors.js';
 import { writeFileAtomic } from './atomic-file.js';
 
 /** Longest file name we make, in bytes (most file systems allow 255). */
 export const MAX_NAME_BYTES = 200;
 
-/** Creates `dir` when missing; fails when it cannot be created or is not a directory. */
+/** Creates `dir` when missing; fails when it cannot be created, is not a directory or is not writable. */
 export async function prepareOutputDir(dir: string): Promise<void> {
   try {
     await mkdir(dir, { recursive: true });
@@ -24,6 +25,13 @@ export async function prepareOutputDir(dir: string): Promise<void> {
   }
   const st = await stat(dir).catch(() => undefined);
   if (st === undefined || !st.isDirectory()) throw new CrawlerError('ERR_OUTPUT_DIRECTORY', `OutputDir "${dir}": it exists and is not a directory`);
+  // Found out now, before any request, rather than at the first page (read-only mount, no write permission).
+  try {
+    await access(dir, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new CrawlerError('ERR_OUTPUT_DIRECTORY', `OutputDir "${dir}": it is not writable (${code ?? err})`, { cause: err });
+  }
 }
 
 function decodePercent(s: string): string {
@@ -44,15 +52,19 @@ export function fileNameForPath(path: string): string {
   const segment = decodePercent(path.slice(path.lastIndexOf('/') + 1));
   // eslint-disable-next-line no-control-regex
   let name = segment.replace(/[/\\\u0000-\u001f\u007f]/g, '_');
+  // A lone surrogate (u flag: paired ones are one code point) would reach the disk as U+FFFD.
+  if (/[\ud800-\udfff]/u.test(name)) name = name.replace(/[\ud800-\udfff]/gu, '_');
   if (name === '' ) return 'index.html';
   if (name === '.' || name === '..') return 'index.html';
   if (name.startsWith('.')) name = '_' + name; // no hidden files (and never "..")
   if (Buffer.byteLength(name) > MAX_NAME_BYTES) {
     const dot = name.lastIndexOf('.');
     const ext = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : '';
-    let stem = name.slice(0, name.length - ext.length);
-    while (Buffer.byteLength(stem + ext) > MAX_NAME_BYTES) stem = stem.slice(0, -1);
-    name = stem + ext;
+    // Cut whole code points, so that no lone surrogate (written to disk as U+FFFD) is left.
+    const chars = Array.from(name.slice(0, name.length - ext.length));
+    let bytes = Buffer.byteLength(name);
+    while (bytes > MAX_NAME_BYTES && chars.length > 0) bytes -= Buffer.byteLength(chars.pop() as string);
+    name = chars.join('') + ext;
   }
   return name;
 }

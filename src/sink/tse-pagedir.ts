@@ -7,7 +7,7 @@
  * files are never touched.
  */
 import { constants } from 'node:fs';
-import { access, readdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
 import { TEMP_PREFIX, writeFileAtomic } from './atomic-file.js';
@@ -61,9 +61,8 @@ export class TsePageDirectory {
   /** Saves a page under the next ID. Resolves with the ID once the file is in place. */
   async save(page: TsePage): Promise<number> {
     if (!this.markerWritten) {
-      await writeFile(join(this.dir, MARKER), 'polite-crawler page directory\n').catch((err: NodeJS.ErrnoException) => {
-        throw new CrawlerError('ERR_WRITE', `cannot write ${join(this.dir, MARKER)}: ${err.code ?? err.message}`, { cause: err });
-      });
+      // Atomically, like the pages: a symlink planted under the marker's name is replaced, never followed.
+      await writeFileAtomic(this.dir, MARKER, [Buffer.from('polite-crawler page directory\n')]);
       this.markerWritten = true;
     }
     const id = this.nextId++;

@@ -1,0 +1,200 @@
+/**
+ * ./crawler end to end, the page directory (spec decisions "Bytes are
+ * sacred", "Nothing is lost", "crawler": pageDirectory, Page file, Exit):
+ * page files byte-identical to what was served, an earlier crawl replaced
+ * (stale numbered files removed, other files untouched), the `.crawler`
+ * marker, and SIGINT: exit 130 with every page written so far intact.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../helpers/conformance.js';
+import { crawl, numberedFiles, pageList, parseLog, readPages, removeTempDirs, tempDir, urlsWith } from '../helpers/crawler-e2e.js';
+import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+
+const sites: SiteServer[] = [];
+after(async () => {
+  await Promise.all(sites.map((s) => s.close()));
+  removeTempDirs();
+});
+
+async function serve(routes: Record<string, Route> | Map<string, Route>): Promise<SiteServer> {
+  const s = await startSite(routes);
+  sites.push(s);
+  return s;
+}
+
+/** Every byte value, CRLF line ends, bytes that are not UTF-8. */
+const ALL_BYTES = Buffer.concat([
+  Buffer.from('<html>\r\n<head><title>bytes</title></head>\r\n<body>\r\n<a href="next.html">n\xe9xt</a>\r\n', 'latin1'),
+  Buffer.from(Array.from({ length: 256 }, (_, i) => i)),
+  Buffer.from('\r\n\xff\xfe\x80\x81 caf\xe9 \xc3(\r\n</body></html>\r\n', 'latin1'),
+]);
+/** 1 MiB of pseudo-random bytes inside a page. */
+const BIG = (() => {
+  const b = Buffer.alloc(1 << 20);
+  let x = 12345;
+  for (let i = 0; i < b.length; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    b[i] = x >>> 24;
+  }
+  return Buffer.concat([Buffer.from('<html><body>'), b, Buffer.from('</body></html>')]);
+})();
+
+describe('page files', { concurrency: true }, () => {
+  test('each file is URL\\nDEPTH\\nBODY with the body byte for byte as served (all 256 byte values, CRLF, chunked, empty, 1 MiB)', async () => {
+    const s = await serve({
+      '/index.html': { headers: { 'content-type': 'text/html; charset=iso-8859-1' }, body: ALL_BYTES },
+      '/next.html': { body: page('next', ['chunked.html', 'empty.html', 'big.html']) },
+      '/chunked.html': {
+        handle: (_req, res) => {
+          res.writeHead(200, { 'content-type': 'text/html' }); // no Content-Length: chunked
+          res.write(ALL_BYTES.subarray(0, 100));
+          res.write(ALL_BYTES.subarray(100, 101));
+          setTimeout(() => res.end(ALL_BYTES.subarray(101)), 20);
+        },
+      },
+      '/empty.html': { body: '' },
+      '/big.html': { body: BIG },
+    });
+    const dir = tempDir();
+    const r = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '2']);
+    assert.equal(r.code, 0, r.stderr);
+    const want: Array<[string, number, Buffer]> = [
+      ['/index.html', 0, ALL_BYTES],
+      ['/next.html', 1, Buffer.from(page('next', ['chunked.html', 'empty.html', 'big.html']))],
+      ['/chunked.html', 2, ALL_BYTES],
+      ['/empty.html', 2, Buffer.alloc(0)],
+      ['/big.html', 2, BIG],
+    ];
+    assert.deepEqual(numberedFiles(dir), ['1', '2', '3', '4', '5']);
+    for (const [i, [path, depth, body]] of want.entries()) {
+      const file = readFileSync(join(dir, String(i + 1)));
+      const expected = Buffer.concat([Buffer.from(`${s.origin}${path}\n${depth}\n`), body]);
+      assert.ok(file.equals(expected), `file ${i + 1} (${path}): ${file.length} bytes, want ${expected.length}, first difference at ${file.findIndex((b, k) => b !== expected[k])}`);
+    }
+  });
+
+  test('the directory gets a .crawler marker; no temporary file remains', async () => {
+    const s = await serve({ '/index.html': { body: page('one') } });
+    const dir = tempDir();
+    const r = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '0']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(existsSync(join(dir, '.crawler')), '.crawler marker present');
+    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.tmp-')), []);
+    assert.deepEqual(pageList(dir), [`1 ${s.origin}/index.html 0`]);
+  });
+});
+
+describe('a new crawl replaces an earlier one', { concurrency: true }, () => {
+  test('numbered files it did not write are removed, stderr says so, other files untouched', async () => {
+    const s = await serve({ '/index.html': { body: page('index', ['a.html', 'b.html']) }, '/a.html': { body: page('a') }, '/b.html': { body: page('b') } });
+    const dir = tempDir();
+    for (let i = 1; i <= 10; i++) writeFileSync(join(dir, String(i)), `http://old.example/${i}\n1\nold page ${i}\n`);
+    const others: Record<string, string> = { 'notes.txt': 'mine\n', 'index.html': '<p>not a page file</p>', '007': 'leading zero', '0': 'zero', '.hidden': 'h', '12.bak': 'backup' };
+    for (const [n, text] of Object.entries(others)) writeFileSync(join(dir, n), text);
+    mkdirSync(join(dir, 'keep'));
+    writeFileSync(join(dir, 'keep', '5'), 'inside a subdirectory');
+    const r = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '1']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(pageList(dir).filter((l) => /^[1-9]/.test(l)), [`1 ${s.origin}/index.html 0`, `2 ${s.origin}/a.html 1`, `3 ${s.origin}/b.html 1`]);
+    for (let i = 4; i <= 10; i++) assert.ok(!existsSync(join(dir, String(i))), `stale page file ${i} removed`);
+    assert.match(r.stderr, /removed 7 page files/);
+    for (const [n, text] of Object.entries(others)) assert.equal(readFileSync(join(dir, n), 'utf8'), text, `${n} untouched`);
+    assert.equal(readFileSync(join(dir, 'keep', '5'), 'utf8'), 'inside a subdirectory');
+    assert.ok(existsSync(join(dir, '.crawler')));
+  });
+
+  test('a real earlier crawl to depth 2, then a crawl to depth 0: one page left, the others removed', async () => {
+    const s = await serve({ '/index.html': { body: page('index', ['a.html']) }, '/a.html': { body: page('a', ['b.html']) }, '/b.html': { body: page('b') } });
+    const dir = tempDir();
+    const first = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '2']);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(numberedFiles(dir).length, 3);
+    assert.doesNotMatch(first.stderr, /removed/, 'nothing to remove in a fresh directory');
+    const second = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '0']);
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(pageList(dir), [`1 ${s.origin}/index.html 0`]);
+    assert.match(second.stderr, /removed 2 page files/);
+  });
+
+  test('a directory whose name is a number is not a page file: left alone, the crawl still succeeds', {
+    todo: 'src/sink/tse-pagedir.ts removeStale() unlinks every name matching /^[1-9][0-9]*$/ without checking it is a file: EISDIR, "internal error" with a stack trace, exit 1 after the crawl',
+  }, async () => {
+    const s = await serve({ '/index.html': { body: page('index') } });
+    const dir = tempDir();
+    mkdirSync(join(dir, '7'));
+    writeFileSync(join(dir, '7', 'x'), 'data');
+    const r = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '0']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /internal error|\n\s+at /);
+    assert.equal(readFileSync(join(dir, '7', 'x'), 'utf8'), 'data');
+  });
+});
+
+describe('SIGINT', () => {
+  test('SIGINT during a crawl: exit 130, the pages written so far intact (IDs 1..k), no temporary file left', async () => {
+    const PAGES = 40;
+    const routes = new Map<string, Route>();
+    const links = Array.from({ length: PAGES }, (_, i) => `p${i}.html`);
+    const bodies = new Map<string, string>([['/index.html', page('index', links)]]);
+    for (const l of links) bodies.set(`/${l}`, page(l, [], 'x'.repeat(50_000)));
+    for (const [path, body] of bodies) {
+      routes.set(path, { handle: (_req, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), 60) });
+    }
+    const s = await serve(routes);
+    const dir = tempDir();
+    const child = spawn(join(PROJECT_ROOT, 'crawler'), ['--delay', '0.1', `${s.origin}/index.html`, dir, '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let sent = false;
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (!sent && (out.match(/Fetched: /g) ?? []).length >= 4) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    clearTimeout(killer);
+    assert.ok(sent, `SIGINT was sent (stdout: ${out})`);
+    assert.equal(code, 130, err);
+    assert.match(err, /SIGINT/);
+    const pages = readPages(dir);
+    assert.ok(pages.length >= 4 && pages.length < PAGES + 1, `stopped early: ${pages.length} pages`);
+    assert.deepEqual(pages.map((p) => p.id), pages.map((_, i) => i + 1), 'IDs 1..k');
+    for (const p of pages) {
+      const path = new URL(p.url).pathname;
+      assert.ok(p.body.equals(Buffer.from(bodies.get(path)!)), `page ${p.id} (${path}) complete`);
+    }
+    assert.deepEqual(urlsWith(parseLog(out), 'Fetched'), pages.map((p) => p.url), 'one Fetched line per file written');
+    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.tmp-')), [], 'no temporary file');
+  });
+
+  test('SIGINT during the politeness wait (--delay 5) stops at once: exit 130 within 2 s, the next page never requested', async () => {
+    const s = await serve({ '/index.html': { body: page('index', ['a.html']) }, '/a.html': { body: page('a') } });
+    const dir = tempDir();
+    const child = spawn(join(PROJECT_ROOT, 'crawler'), ['--delay', '5', '--ignore-robots', `${s.origin}/index.html`, dir, '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let sentAt = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (sentAt === 0 && out.includes('Fetched: ')) {
+        sentAt = performance.now();
+        child.kill('SIGINT');
+      }
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    clearTimeout(killer);
+    const took = (performance.now() - sentAt) / 1000;
+    assert.equal(code, 130);
+    assert.ok(took < 2, `stopped ${took.toFixed(2)} s after SIGINT`);
+    assert.deepEqual(s.paths(), ['/index.html']);
+    assert.deepEqual(pageList(dir), [`1 ${s.origin}/index.html 0`]);
+  });
+});
