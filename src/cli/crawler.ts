@@ -11,6 +11,7 @@ import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { Politeness } from '../frontier/politeness.js';
 import type { FrontierEntry } from '../frontier/store.js';
 import { HttpClient } from '../http/client.js';
+import { encodeTarget } from '../http/request.js';
 import { headerValue } from '../http/response-parser.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetchResult } from '../robots/policy.js';
 import { checkPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
@@ -227,8 +228,11 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     events: {
       onScan: (url, depth) => log.event(depth, 'Scanning', url.key),
       onLink: (raw, url, action, depth) => {
-        log.event(depth, 'Found', url?.key ?? raw);
-        log.event(depth, action === 'follow' ? 'Added' : action === 'duplicate' ? 'IgnDupl' : action === 'robots' ? 'IgnRobots' : 'IgnExtrn', url?.key ?? raw);
+        // An unusable link is shown as written, but encoded like a request
+        // target: no space, control character or line break reaches the log.
+        const shown = url?.key ?? encodeTarget(raw);
+        log.event(depth, 'Found', shown);
+        log.event(depth, action === 'follow' ? 'Added' : action === 'duplicate' ? 'IgnDupl' : action === 'robots' ? 'IgnRobots' : 'IgnExtrn', shown);
       },
       onRedirect: (from, to, raw, action, depth, error) => {
         if (action === 'follow') return;
@@ -244,14 +248,22 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     },
   });
   let summary;
+  let failure: unknown;
   try {
     summary = await crawl.run();
-  } finally {
-    log.flush();
-    progress.done();
-    client.close();
-    frontier.close();
+  } catch (err) {
+    failure = err;
   }
+  log.flush();
+  progress.done();
+  client.close();
+  try {
+    frontier.close();
+  } catch (err) {
+    failure ??= err; // the first failure is the one to report (a full disk fails both)
+  }
+  if (failure !== undefined) throw failure;
+  if (summary === undefined) throw new CrawlerError('ERR_STATE', 'the crawl ended without a summary');
   if (panic !== undefined) throw panic;
   const saved = sink.peekId - 1;
   if (summary.stoppedBy === 'signal') {

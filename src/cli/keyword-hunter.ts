@@ -11,6 +11,7 @@ import { HrefPatternExtractor } from '../extract/href-pattern.js';
 import { MemoryFrontier } from '../frontier/memory-store.js';
 import { Politeness } from '../frontier/politeness.js';
 import { HttpClient } from '../http/client.js';
+import { encodeTarget } from '../http/request.js';
 import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
@@ -31,7 +32,13 @@ export const KH_MAX_KEYWORD = 100;
 const FLAGS: readonly FlagSpec[] = [
   { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
   { name: 'delay', type: 'seconds', arg: 'SECONDS', default: 0, help: 'least time between request starts to one host, for every host (robots.txt Crawl-delay can raise it)' },
-  ...HTTP_FLAGS,
+  // The spec's crawler stops at the page holding the keyword: fetching ahead
+  // (--concurrency above 1) would request pages after it, so it is opt-in here.
+  ...HTTP_FLAGS.map((f) =>
+    f.name === 'concurrency'
+      ? { ...f, default: 1, help: 'requests in flight at once to different hosts; above 1 fetches queued pages ahead, so pages after the one holding the keyword may be requested' }
+      : f,
+  ),
 ];
 
 export const KH_HELP = `Usage: KeywordHunter [options] StartURL SearchKeyword [OutputDir]
@@ -68,8 +75,11 @@ const ACTION_NAMES: Record<LinkAction, string> = {
 };
 
 /** host, port and respath as the protocol prints them. */
+// respath is the target exactly as the request line carries it ("GET respath
+// HTTP/1.1"): characters that cannot go on the wire (space, controls,
+// non-ASCII) are percent-encoded, so no link can break a protocol line.
 function fields(url: HttpUrl): string {
-  return `host=${url.host};port=${url.port};respath=${url.pathAndQuery}`;
+  return `host=${url.host};port=${url.port};respath=${encodeTarget(url.pathAndQuery)}`;
 }
 
 /** The spec's link resolution: RFC 3986, and a URL without a path means /index.html. */
@@ -97,12 +107,15 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   let start: HttpUrl;
   try {
     start = parseHttpUrl(startText, maxUrl);
-    if (start.pathWasEmpty) start = resolveKhLink(start.href, start, maxUrl);
+    // A StartURL without a path means /index.html, like a link (start.href already has "/").
+    if (start.pathWasEmpty) start = resolveKhLink(startText, start, maxUrl);
   } catch (err) {
     throw usage(`invalid StartURL "${startText}": ${describeError(err)}`);
   }
   if (keyword.length === 0) throw usage('SearchKeyword is empty');
-  if (keyword.length > KH_MAX_KEYWORD) throw usage(`SearchKeyword is ${keyword.length} characters long; at most ${KH_MAX_KEYWORD} allowed`);
+  // Characters are code points: an emoji is one character, not two UTF-16 units.
+  const characters = [...keyword].length;
+  if (characters > KH_MAX_KEYWORD) throw usage(`SearchKeyword is ${characters} characters long; at most ${KH_MAX_KEYWORD} allowed`);
   let parallel;
   try {
     parallel = concurrencyFrom(flags);

@@ -66,10 +66,12 @@ export class SqliteFrontier implements FrontierStore {
   private lastId: number;
   /** True when the file held an earlier crawl that this one continues. */
   readonly resumed: boolean;
+  private readonly path: string;
 
   /** Opens (or creates) the state of the crawl in `dir`. Throws ERR_STATE on a mismatch or a damaged file. */
   constructor(dir: string, options: SqliteFrontierOptions) {
     const path = join(dir, STATE_FILE);
+    this.path = path;
     const existed = existsSync(path);
     if (existed && !options.resume) for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
     if (!existed && options.resume) {
@@ -140,6 +142,10 @@ export class SqliteFrontier implements FrontierStore {
 
   /** Commits every released page now. */
   flush(): void {
+    this.guard(() => this.flushUnguarded());
+  }
+
+  private flushUnguarded(): void {
     if (this.inPage) {
       // A page not committed by commit(entry) was cut short: it is redone.
       this.db.exec('ROLLBACK TO page');
@@ -166,23 +172,27 @@ export class SqliteFrontier implements FrontierStore {
   }
 
   add(entry: FrontierEntry): boolean {
+    return this.guard(() => this.addUnguarded(entry));
+  }
+
+  private addUnguarded(entry: FrontierEntry): boolean {
     const added = this.insert(entry.key, entry.url, entry.depth, STATE_PENDING);
     if (added) this.pendingCount++;
     return added;
   }
 
   markSeen(key: string): boolean {
-    return this.insert(key, key, -1, STATE_SEEN);
+    return this.guard(() => this.insert(key, key, -1, STATE_SEEN));
   }
 
   isSeen(key: string): boolean {
     if (this.cache !== undefined) return this.cache.has(key);
-    return this.stmt.seen.get(key) !== undefined;
+    return this.guard(() => this.stmt.seen.get(key) !== undefined);
   }
 
   next(): FrontierEntry | undefined {
     if (this.buffer.length === 0) {
-      this.buffer = (this.stmt.batch.all(this.cursor) as Row[]).reverse();
+      this.buffer = this.guard(() => this.stmt.batch.all(this.cursor) as Row[]).reverse();
       if (this.buffer.length === 0) return undefined;
     }
     const row = this.buffer.pop() as Row;
@@ -192,17 +202,31 @@ export class SqliteFrontier implements FrontierStore {
   }
 
   recordDocument(id: number): void {
-    this.begin();
-    this.stmt.setMeta.run('lastId', String(id));
+    this.guard(() => {
+      this.begin();
+      this.stmt.setMeta.run('lastId', String(id));
+    });
     this.lastId = id;
   }
 
   commit(entry: FrontierEntry): void {
-    this.begin();
-    this.stmt.done.run(entry.key);
-    this.db.exec('RELEASE page');
-    this.inPage = false;
-    if (performance.now() - this.lastCommit >= this.commitIntervalMs) this.flush();
+    this.guard(() => {
+      this.begin();
+      this.stmt.done.run(entry.key);
+      this.db.exec('RELEASE page');
+      this.inPage = false;
+      if (performance.now() - this.lastCommit >= this.commitIntervalMs) this.flushUnguarded();
+    });
+  }
+
+  /** Runs a database step; a failure (disk full, I/O error) becomes one clear ERR_STATE. */
+  private guard<T>(step: () => T): T {
+    try {
+      return step();
+    } catch (err) {
+      if (err instanceof CrawlerError) throw err;
+      throw new CrawlerError('ERR_STATE', `cannot write the crawl state ${this.path}: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   get lastDocumentId(): number {
@@ -216,7 +240,13 @@ export class SqliteFrontier implements FrontierStore {
   /** Commits the pages done, rolls back a page cut short (it is redone on resume), and closes. */
   close(): void {
     if (!this.db.open) return;
-    this.flush();
-    this.db.close();
+    try {
+      this.flush();
+    } finally {
+      // A failed commit (disk full) leaves SQLite's own rollback; the pages are redone on resume.
+      this.inTransaction = false;
+      this.inPage = false;
+      this.db.close();
+    }
   }
 }

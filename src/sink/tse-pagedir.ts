@@ -79,8 +79,10 @@ export class TsePageDirectory {
   async removeStale(): Promise<number> {
     const last = this.nextId - 1;
     let removed = 0;
-    for (const name of await readdir(this.dir)) {
-      if (PAGE_FILE_RE.test(name) && Number(name) > last) {
+    for (const entry of await readdir(this.dir, { withFileTypes: true })) {
+      const name = entry.name;
+      // Only files (or links planted in their place) are page files: a directory named "7" is not ours.
+      if (PAGE_FILE_RE.test(name) && Number(name) > last && !entry.isDirectory()) {
         await unlink(join(this.dir, name));
         removed++;
       } else if (name.startsWith(TEMP_PREFIX)) {

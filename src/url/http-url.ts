@@ -5,6 +5,7 @@
  */
 import { domainToASCII } from 'node:url';
 import { CrawlerError } from '../errors.js';
+import { encodeTarget } from '../http/request.js';
 import { parseUriReference, recompose, removeDotSegments, resolveParts, type UriParts } from './uri.js';
 
 /** Default cap on the length of a URL, in characters (`--max-url-length`). */
@@ -31,7 +32,11 @@ export interface HttpUrl {
   readonly pathAndQuery: string;
   /** `scheme://hostname[:port]` with the default port dropped: the politeness and robots key. */
   readonly origin: string;
-  /** The identity key: fragment dropped, scheme and host lower-cased, default port dropped, dot segments resolved. */
+  /**
+   * The identity key: fragment dropped, scheme and host lower-cased, default
+   * port dropped, dot segments resolved, and the path and query as they are
+   * requested (characters that cannot go on the wire percent-encoded).
+   */
   readonly key: string;
   /** Like `key` but with the host as written: what relative links resolve against, so hosts print as written. */
   readonly href: string;
@@ -143,10 +148,13 @@ function build(parts: UriParts, url: string, maxLength: number): HttpUrl {
   const query = parts.query;
   const pathAndQuery = query === undefined ? path : `${path}?${query}`;
   const hostForKey = hostname.includes(':') ? `[${hostname}]` : hostname;
+  // The key carries the target as it is requested: "a b.html" and "a%20b.html"
+  // are one resource, and a key never holds a space or a control character.
+  const target = encodeTarget(pathAndQuery);
   const origin = `${scheme}://${hostForKey}${port === defaultPort(scheme) ? '' : `:${port}`}`;
   const portPart = port === defaultPort(scheme) ? '' : `:${port}`;
   const href = `${scheme}://${host}${portPart}${pathAndQuery}`;
-  return { scheme, host, hostname, port, path, pathWasEmpty, query, pathAndQuery, origin, key: origin + pathAndQuery, href };
+  return { scheme, host, hostname, port, path, pathWasEmpty, query, pathAndQuery, origin, key: origin + target, href };
 }
 
 /** Parses an absolute http(s) URL. Throws CrawlerError naming what is wrong. */

@@ -185,11 +185,6 @@ describe('crawler: the disk fills up mid-crawl', () => {
 
   test(
     'the disk fills up while the crawl state is written: one clear line and exit 1, no stack trace',
-    {
-      todo:
-        'src/frontier/sqlite-store.ts and src/cli/crawler.ts: SQLITE_FULL from the state database escapes as a raw SqliteError ("crawler: internal error: SQLITE_FULL: database or disk is full" plus a stack trace); ' +
-        'and when a page save fails with ENOSPC first, frontier.close() in the finally block of crawlerMain throws SQLITE_FULL (or "cannot commit - no transaction is active" after SQLite rolled back) and masks the clear ERR_WRITE message',
-    },
     async (t) => {
       const pd = temp('files-pd-full-db-');
       const why = mountTmpfs(pd, '1m');
