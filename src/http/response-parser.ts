@@ -337,8 +337,9 @@ export class ResponseParser {
   private fieldLine(s: string): void {
     const field = this.fields[addFieldLine(this.fields, s)] as Field;
     // Reject a bad Content-Length (RFC 9110 §8.6) as soon as its line arrives; endOfHead
-    // reads the final values again. A fold can only make an invalid value stay invalid.
-    if (isName(field[0], 'content-length')) {
+    // reads the final values again. An empty value waits: an obs-fold line may still give it
+    // its digits ("Content-Length:" then " 6"); a fold cannot make a non-empty invalid value valid.
+    if (isName(field[0], 'content-length') && field[1] !== '') {
       const n = parseContentLength(field[1]);
       if (this.firstLength !== -1 && n !== this.firstLength) throw badResponse('conflicting Content-Length fields');
       this.firstLength = n;

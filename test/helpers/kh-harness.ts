@@ -1,0 +1,177 @@
+/**
+ * Helpers for the end-to-end tests of ./KeywordHunter
+ * (test/cli/keyword-hunter-*.test.ts): the four protocol lines written out
+ * independently of src/cli/keyword-hunter.ts (so the tests never reuse the
+ * formatter they check), whole-stdout assertions, temporary directories, a
+ * port nobody listens on, and a live run whose stdout is read line by line
+ * while the program is still running.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from './conformance.js';
+import { runProgram, type RunResult } from './spawn.js';
+
+/** Where a line's host and port fields come from: a server, or a host alias of one. */
+export interface Where {
+  host: string;
+  port: number;
+}
+
+export type Action = 'follow' | 'robots_ignore' | 'already_seen_ignore';
+
+/** `PAGE:host=H;port=P;respath=R;status=S` (the spec's section 4, "Pages Fetched/Failed"). */
+export function PAGE(w: Where, respath: string, status: number): string {
+  return `PAGE:host=${w.host};port=${w.port};respath=${respath};status=${status}`;
+}
+
+/** `LINK:host=H;port=P;respath=R;action=A` (the spec's section 4, "Link"). */
+export function LINK(w: Where, respath: string, action: Action): string {
+  return `LINK:host=${w.host};port=${w.port};respath=${respath};action=${action}`;
+}
+
+/** `FOUND_KEYWORD:host=H;port=P;respath=R;line=L` (the spec's section 4, "Found Keyword"). */
+export function FOUND(w: Where, respath: string, line: string): string {
+  return `FOUND_KEYWORD:host=${w.host};port=${w.port};respath=${respath};line=${line}`;
+}
+
+export const NOT_FOUND = 'NOT_FOUND_KEYWORD:';
+
+/** The same server under another host name (e.g. `localhost` for a server on 127.0.0.1). */
+export function as(host: string, w: Where): Where {
+  return { host, port: w.port };
+}
+
+/** The four kinds of line, and nothing else, each field as the spec writes it. */
+export const PROTOCOL_LINE =
+  /^(?:PAGE:host=[^;\n]+;port=[0-9]{1,5};respath=\/[^\n]*;status=[0-9]{1,3}|LINK:host=[^;\n]+;port=[0-9]{1,5};respath=\/[^\n]*;action=(?:follow|robots_ignore|already_seen_ignore)|FOUND_KEYWORD:host=[^;\n]+;port=[0-9]{1,5};respath=\/[^\n]*;line=[^\n]*|NOT_FOUND_KEYWORD:)$/;
+
+/** Every stdout line is one of the four kinds; the output ends with a line end. */
+export function assertProtocolOnly(stdout: string): void {
+  if (stdout === '') return;
+  assert.ok(stdout.endsWith('\n'), `stdout ends with a line end: ${JSON.stringify(stdout.slice(-80))}`);
+  for (const l of stdout.slice(0, -1).split('\n')) assert.match(l, PROTOCOL_LINE, `not a protocol line: ${JSON.stringify(l)}`);
+}
+
+/** The whole stdout a list of lines makes: each line ended by "\n". */
+export function stdoutOf(lines: readonly string[]): string {
+  return lines.map((l) => l + '\n').join('');
+}
+
+/** Exit 0 and exactly these stdout lines (and every one a protocol line). */
+export function assertOutput(r: RunResult, expected: readonly string[]): void {
+  assert.equal(r.stdout, stdoutOf(expected), `stdout differs; stderr was:\n${r.stderr}`);
+  assertProtocolOnly(r.stdout);
+  assert.equal(r.code, 0, `exit status; stderr was:\n${r.stderr}`);
+}
+
+/** Runs ./KeywordHunter with `args` (never more than `timeoutMs`). */
+export function kh(args: string[], options: { timeoutMs?: number; cwd?: string } = {}): Promise<RunResult> {
+  return runProgram('KeywordHunter', args, { timeoutMs: options.timeoutMs ?? 20_000, ...(options.cwd ? { cwd: options.cwd } : {}) });
+}
+
+const made: string[] = [];
+
+/** A fresh, empty directory; removed by `removeTempDirs`. */
+export function tempDir(prefix = 'kh-e2e-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  made.push(d);
+  return d;
+}
+
+export function removeTempDirs(): void {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+/**
+ * A loopback port that nobody listens on (connecting is refused): the first
+ * refused port below 1024. Never a released ephemeral port, which the kernel
+ * may hand to the next listen(0) of this or another test process.
+ */
+export async function refusedPort(host = '127.0.0.1'): Promise<number> {
+  for (let port = 1; port < 1024; port++) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const s = connect({ host, port });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(false);
+      });
+      s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+    });
+    if (refused) return port;
+  }
+  throw new Error(`no refused port below 1024 on ${host}`);
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A running KeywordHunter whose stdout is read through a pipe as it comes. */
+export interface LiveRun {
+  /** Complete stdout lines so far. */
+  readonly lines: string[];
+  /** Resolves with the first line matching `pred` (now or later); rejects after `timeoutMs` or at exit without one. */
+  waitForLine(pred: (line: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** Resolves at exit. */
+  done: Promise<RunResult>;
+  kill(): void;
+}
+
+export function spawnKh(args: string[]): LiveRun {
+  const child = spawn(join(PROJECT_ROOT, 'KeywordHunter'), args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  let partial = '';
+  let exited = false;
+  const waiters = new Set<() => void>();
+  const wake = (): void => {
+    for (const w of [...waiters]) w();
+  };
+  child.stdout.on('data', (d: Buffer) => {
+    out.push(d);
+    partial += d.toString('utf8');
+    const parts = partial.split('\n');
+    partial = parts.pop() as string;
+    lines.push(...parts);
+    wake();
+  });
+  child.stderr.on('data', (d: Buffer) => err.push(d));
+  const done = new Promise<RunResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      exited = true;
+      wake();
+      const stdoutBytes = Buffer.concat(out);
+      resolve({ code, signal, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
+    });
+  });
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  void done.then(() => clearTimeout(killer));
+  return {
+    lines,
+    done,
+    kill: () => child.kill('SIGKILL'),
+    waitForLine(pred, timeoutMs = 10_000) {
+      return new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no matching stdout line within ${timeoutMs} ms; lines so far: ${JSON.stringify(lines)}`));
+        }, timeoutMs);
+        const check = (): void => {
+          const hit = lines.find(pred);
+          if (hit !== undefined || exited) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            if (hit !== undefined) resolve(hit);
+            else reject(new Error(`exited without a matching line; stdout: ${JSON.stringify(lines)}; stderr: ${Buffer.concat(err).toString('utf8')}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
