@@ -1,0 +1,216 @@
+/**
+ * Section "crawl": our crawler against GNU wget on the synthetic site, in
+ * alternating rounds, each checked against the generator's expected set.
+ *
+ * Counting: a page counts when an HTML URL of the expected set was saved.
+ * Ours saves one numbered file per page (first line: the URL); wget saves
+ * one file per URL under DIR/HOST:PORT/, a query URL as `name?query`. wget
+ * also downloads the linked non-HTML files (ours never requests them by
+ * design): they are reported as "other files", not pages.
+ */
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { median, runMeasured, type Measured } from './measure.js';
+import { which } from './servers.js';
+import type { Site } from './site.js';
+
+export interface Verification {
+  /** Files the tool saved (pages and, for wget, other files). */
+  files: number;
+  /** Saved URLs in the expected set. */
+  pages: number;
+  /** Expected URLs not saved. */
+  missing: number;
+  /** Saved HTML-looking URLs not in the expected set. */
+  extra: number;
+  /** Non-HTML files saved (wget only). */
+  otherFiles: number;
+  missingExamples: string[];
+  extraExamples: string[];
+}
+
+export interface CrawlRun extends Omit<Measured, 'stdout' | 'stderr'> {
+  verification: Verification;
+  stderrTail: string;
+}
+
+export interface ToolResult {
+  tool: string;
+  command: string;
+  available: boolean;
+  note?: string;
+  runs: CrawlRun[];
+  pages: number;
+  medianWallSeconds: number;
+  pagesPerSecond: number;
+  medianCpuSeconds: number;
+  cpuMicrosPerPage: number;
+  peakRssMiB: number;
+  ok: boolean;
+}
+
+export interface CrawlSection {
+  expectedPages: number;
+  ours: ToolResult;
+  wget: ToolResult;
+  /** ours / wget; undefined when wget did not run. */
+  ratio?: { pagesPerSecond: number; cpuPerPage: number; peakRss: number };
+}
+
+function pathOfUrl(url: string, origin: string): string {
+  return url.startsWith(origin) ? url.slice(origin.length) : url;
+}
+
+function firstLine(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(4096);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const s = buf.subarray(0, n).toString('utf8');
+    const nl = s.indexOf('\n');
+    return nl === -1 ? s : s.slice(0, nl);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function compare(saved: string[], site: Site, files: number, otherFiles: number): Verification {
+  const got = new Set(saved);
+  const missing = [...site.expected].filter((u) => !got.has(u));
+  const extra = saved.filter((u) => !site.expected.has(u));
+  return {
+    files,
+    pages: saved.length - extra.length,
+    missing: missing.length,
+    extra: extra.length,
+    otherFiles,
+    missingExamples: missing.slice(0, 5),
+    extraExamples: extra.slice(0, 5),
+  };
+}
+
+/** Reads what our crawler saved in `dir`. */
+export function verifyOurs(dir: string, site: Site): Verification {
+  const names = readdirSync(dir).filter((n) => /^[1-9][0-9]*$/.test(n));
+  const urls = names.map((n) => pathOfUrl(firstLine(join(dir, n)), site.origin));
+  return compare(urls, site, names.length, 0);
+}
+
+function walk(dir: string, prefix: string, out: string[]): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) walk(join(dir, e.name), `${prefix}/${e.name}`, out);
+    else out.push(`${prefix}/${e.name}`);
+  }
+}
+
+/** Reads what wget saved under `dir` (one directory per host). */
+export function verifyWget(dir: string, site: Site): Verification {
+  const paths: string[] = [];
+  for (const host of readdirSync(dir, { withFileTypes: true })) {
+    if (host.isDirectory()) walk(join(dir, host.name), '', paths);
+  }
+  const isHtml = (p: string): boolean => /\.html(\?|$)/.test(p);
+  const html = paths.filter(isHtml);
+  return compare(html, site, paths.length, paths.length - html.length);
+}
+
+function freshDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+}
+
+function summarize(tool: string, command: string, runs: CrawlRun[], expected: number): ToolResult {
+  const pages = runs.length === 0 ? 0 : Math.max(...runs.map((r) => r.verification.pages));
+  const wall = median(runs.map((r) => r.wallSeconds));
+  const cpu = median(runs.map((r) => r.cpuSeconds));
+  return {
+    tool,
+    command,
+    available: true,
+    runs,
+    pages,
+    medianWallSeconds: wall,
+    pagesPerSecond: pages / wall,
+    medianCpuSeconds: cpu,
+    cpuMicrosPerPage: (cpu / Math.max(1, pages)) * 1e6,
+    peakRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
+    ok: runs.every((r) => r.verification.missing === 0 && r.verification.extra === 0 && r.verification.pages === expected),
+  };
+}
+
+function toRun(m: Measured, verification: Verification): CrawlRun {
+  const { stdout: _o, stderr, ...rest } = m;
+  return { ...rest, verification, stderrTail: stderr.slice(-400) };
+}
+
+function loudMismatch(tool: string, round: number, v: Verification, expected: number): void {
+  if (v.missing === 0 && v.extra === 0) return;
+  console.error(`\n!!! ${tool} round ${round}: saved ${v.pages} of ${expected} expected pages: ${v.missing} MISSING, ${v.extra} EXTRA`);
+  if (v.missingExamples.length > 0) console.error(`!!!   missing e.g. ${v.missingExamples.join(' ')}`);
+  if (v.extraExamples.length > 0) console.error(`!!!   extra e.g. ${v.extraExamples.join(' ')}`);
+}
+
+export function wgetVersion(): string | undefined {
+  const wget = which('wget');
+  if (wget === undefined) return undefined;
+  return spawnSync(wget, ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0]?.trim();
+}
+
+/** Runs the crawl comparison: `rounds` alternating runs of ours and wget over `site`. */
+export async function crawlSection(site: Site, work: string, repo: string, rounds: number, log: (s: string) => void): Promise<CrawlSection> {
+  const depth = String(site.maxDepth);
+  const oursDir = join(work, 'ours');
+  const wgetDir = join(work, 'wget');
+  const oursArgs = ['--delay', '0', '--quiet', site.seedUrl, oursDir, depth];
+  const wget = which('wget');
+  const wgetArgs = ['-r', '-l', depth, '-nv', '-e', 'robots=off', '-P', wgetDir, site.seedUrl];
+  const expected = site.expected.size;
+  const oursRuns: CrawlRun[] = [];
+  const wgetRuns: CrawlRun[] = [];
+  const timeoutMs = 60 * 60 * 1000;
+  if (wget === undefined) log('  wget is not installed: skipping it (install it with: apt-get install -y wget)');
+  for (let round = 1; round <= rounds; round++) {
+    freshDir(oursDir);
+    const m = await runMeasured(join(repo, 'crawler'), oursArgs, { cwd: repo, timeoutMs });
+    const v = verifyOurs(oursDir, site);
+    oursRuns.push(toRun(m, v));
+    log(`  round ${round}  ours: ${v.pages} pages in ${m.wallSeconds.toFixed(2)} s, ${m.cpuSeconds.toFixed(2)} s CPU, ${m.maxRssMiB.toFixed(0)} MiB peak${m.exitCode !== 0 ? `, exit ${m.exitCode ?? m.signal}` : ''}`);
+    if (m.exitCode !== 0) console.error(`!!! ours exited ${m.exitCode ?? m.signal}: ${m.stderr.slice(-400)}`);
+    loudMismatch('ours', round, v, expected);
+    if (wget !== undefined) {
+      freshDir(wgetDir);
+      const w = await runMeasured(wget, wgetArgs, { cwd: work, timeoutMs });
+      const wv = verifyWget(wgetDir, site);
+      wgetRuns.push(toRun(w, wv));
+      // wget exits 8 when some response was an error (our 404 links): expected here.
+      log(`  round ${round}  wget: ${wv.pages} pages (+${wv.otherFiles} other files) in ${w.wallSeconds.toFixed(2)} s, ${w.cpuSeconds.toFixed(2)} s CPU, ${w.maxRssMiB.toFixed(0)} MiB peak${w.exitCode !== 0 && w.exitCode !== 8 ? `, exit ${w.exitCode ?? w.signal}` : ''}`);
+      loudMismatch('wget', round, wv, expected);
+    }
+  }
+  rmSync(wgetDir, { recursive: true, force: true });
+  const ours = summarize('ours', `./crawler ${oursArgs.join(' ')}`, oursRuns, expected);
+  const wgetResult: ToolResult =
+    wget === undefined
+      ? { tool: 'wget', command: `wget ${wgetArgs.join(' ')}`, available: false, note: 'not installed: apt-get install -y wget', runs: [], pages: 0, medianWallSeconds: NaN, pagesPerSecond: NaN, medianCpuSeconds: NaN, cpuMicrosPerPage: NaN, peakRssMiB: NaN, ok: false }
+      : { ...summarize('wget', `wget ${wgetArgs.join(' ')}`, wgetRuns, expected), note: wgetVersion() };
+  const section: CrawlSection = { expectedPages: expected, ours, wget: wgetResult };
+  if (wgetResult.available) {
+    section.ratio = {
+      pagesPerSecond: ours.pagesPerSecond / wgetResult.pagesPerSecond,
+      cpuPerPage: ours.cpuMicrosPerPage / wgetResult.cpuMicrosPerPage,
+      peakRss: ours.peakRssMiB / wgetResult.peakRssMiB,
+    };
+  }
+  return section;
+}
+
+/** Size of a directory tree in bytes (for the record). */
+export function treeBytes(dir: string): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    total += e.isDirectory() ? treeBytes(p) : statSync(p).size;
+  }
+  return total;
+}
