@@ -133,6 +133,9 @@ export class Crawl {
         if (this.o.maxPages !== undefined && this.pages >= this.o.maxPages) return { pages: this.pages, stoppedBy: 'max-pages' };
         const ready = await window.next();
         if (ready === undefined) return { pages: this.pages, stoppedBy: 'done' };
+        // Let the window's next request reach the socket before this page is
+        // saved and scanned (synchronous work): the server then works while we do.
+        if (window.prefetching) await new Promise<void>((resolve) => setImmediate(resolve));
         const end = await this.visit(ready);
         if (end === 'aborted') return { pages: this.pages, stoppedBy: 'signal' };
         frontier.commit(ready.entry);

@@ -70,6 +70,11 @@ export class Lookahead {
     return { entry: head.entry, url: head.url, outcome };
   }
 
+  /** True when a request other than the head's may be in flight. */
+  get prefetching(): boolean {
+    return this.inFlight > 0;
+  }
+
   /** Entries taken from the frontier and not yet handed out (to be redone after a stop). */
   get held(): number {
     return this.slots.length;

@@ -56,6 +56,10 @@ export class SqliteFrontier implements FrontierStore {
   private readonly stmt: Record<'insert' | 'seen' | 'done' | 'batch' | 'setMeta', Database.Statement>;
   private inTransaction = false;
   private inPage = false;
+  /** The document ID the page in progress took (not yet released). */
+  private pageId: number | undefined;
+  /** The last document ID written to the database. */
+  private storedId = 0;
   private lastCommit = performance.now();
   private readonly commitIntervalMs: number;
   private cache: Set<string> | undefined = new Set();
@@ -123,6 +127,7 @@ export class SqliteFrontier implements FrontierStore {
     this.cacheLimit = options.cacheLimit ?? 200_000;
     this.commitIntervalMs = options.commitIntervalMs ?? 100;
     this.lastId = Number(meta('lastId') ?? '0');
+    this.storedId = this.lastId;
     this.pendingCount = this.db.prepare(`SELECT count(*) FROM urls WHERE state = ${STATE_PENDING}`).pluck().get() as number;
     const total = this.db.prepare('SELECT count(*) FROM urls').pluck().get() as number;
     if (total > this.cacheLimit) this.cache = undefined;
@@ -152,7 +157,12 @@ export class SqliteFrontier implements FrontierStore {
       this.db.exec('RELEASE page');
       this.inPage = false;
     }
-    if (this.inTransaction) this.db.exec('COMMIT');
+    this.pageId = undefined;
+    if (this.inTransaction) {
+      if (this.lastId !== this.storedId) this.stmt.setMeta.run('lastId', String(this.lastId));
+      this.db.exec('COMMIT');
+      this.storedId = this.lastId;
+    }
     this.inTransaction = false;
     this.lastCommit = performance.now();
   }
@@ -202,17 +212,16 @@ export class SqliteFrontier implements FrontierStore {
   }
 
   recordDocument(id: number): void {
-    this.guard(() => {
-      this.begin();
-      this.stmt.setMeta.run('lastId', String(id));
-    });
-    this.lastId = id;
+    // Written with the group commit, not per page: only a released page's ID counts.
+    this.pageId = id;
   }
 
   commit(entry: FrontierEntry): void {
     this.guard(() => {
       this.begin();
       this.stmt.done.run(entry.key);
+      if (this.pageId !== undefined) this.lastId = this.pageId;
+      this.pageId = undefined;
       this.db.exec('RELEASE page');
       this.inPage = false;
       if (performance.now() - this.lastCommit >= this.commitIntervalMs) this.flushUnguarded();

@@ -128,13 +128,28 @@ function cachedAuthority(authority: string, scheme: HttpScheme, url: string): Au
   return a;
 }
 
+/**
+ * A CrawlerError without a stack trace: mailto: and javascript: links are
+ * common, each one is a skip, and capturing a stack costs more than the rest
+ * of resolving the link.
+ */
+function linkError(code: 'ERR_UNSUPPORTED_SCHEME', message: string, options: { url: string }): CrawlerError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new CrawlerError(code, message, options);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 function build(parts: UriParts, url: string, maxLength: number): HttpUrl {
   if (url.length > maxLength) {
     throw new CrawlerError('ERR_URL_TOO_LONG', `URL longer than ${maxLength} characters: ${url.slice(0, 80)}...`, { url: url.slice(0, 200) });
   }
   const schemeLower = parts.scheme?.toLowerCase();
   if (schemeLower !== 'http' && schemeLower !== 'https') {
-    throw new CrawlerError(
+    throw linkError(
       'ERR_UNSUPPORTED_SCHEME',
       parts.scheme === undefined ? `not an absolute URL: ${url}` : `unsupported scheme "${parts.scheme}:" in ${url} (only http and https)`,
       { url },
@@ -163,13 +178,22 @@ export function parseHttpUrl(input: string, maxLength = DEFAULT_MAX_URL_LENGTH):
   return build(parseUriReference(s), s, maxLength);
 }
 
+let lastBaseHref: string | undefined;
+let lastBaseParts: UriParts | undefined;
+
 /**
  * Resolves a link found on the page at `base` (RFC 3986 §5.2) and parses the
  * result. Throws CrawlerError for a target that is not a valid http(s) URL.
  */
 export function resolveHttpUrl(link: string, base: HttpUrl | string, maxLength = DEFAULT_MAX_URL_LENGTH): HttpUrl {
   const s = cleanLink(link);
-  const baseParts = parseUriReference(typeof base === 'string' ? base : base.href);
+  const baseHref = typeof base === 'string' ? base : base.href;
+  // The links of a page share their base: split it once (resolveParts never mutates it).
+  if (baseHref !== lastBaseHref) {
+    lastBaseHref = baseHref;
+    lastBaseParts = parseUriReference(baseHref);
+  }
+  const baseParts = lastBaseParts as UriParts;
   const target = resolveParts(baseParts, parseUriReference(s));
   target.fragment = undefined;
   return build(target, recompose(target), maxLength);

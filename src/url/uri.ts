@@ -39,7 +39,8 @@ export function parseUriReference(ref: string): UriParts {
 
 /** RFC 3986 §5.2.4: remove "." and ".." segments from a path. */
 export function removeDotSegments(path: string): string {
-  if (path.indexOf('.') === -1) return path; // fast path: nothing to remove
+  // Fast path: a dot segment starts the path or follows a "/" ("page.html" has none).
+  if (path.charCodeAt(0) !== 0x2e && path.indexOf('/.') === -1) return path;
   let input = path;
   const out: string[] = [];
   while (input.length > 0) {
