@@ -102,7 +102,7 @@ export function formatResults(r: Results): string {
     const p = r.politeness;
     out.push(
       '',
-      `politeness: ${p.pages} pages, --delay ${p.delaySeconds}: wall ${f(p.wallSeconds, 3)} s vs ideal N*D ${f(p.idealSeconds, 2)} s: overhead ${f(p.overheadPercent)} % (target ${p.target}) ${p.ok ? 'ok' : 'OVER TARGET / CHECK'}`,
+      `politeness: ${p.pages} pages, --delay ${p.delaySeconds}: crawl (first request to exit) ${f(p.crawlSeconds, 3)} s vs ideal N*D ${f(p.idealSeconds, 2)} s: overhead ${f(p.crawlOverheadPercent)} % (target ${p.target}) ${p.ok ? 'ok' : 'OVER TARGET / CHECK'}; with start-up, wall ${f(p.wallSeconds, 3)} s (${f(p.overheadPercent)} %)`,
       `  server saw ${p.requests} requests over ${f(p.serverSpanSeconds, 3)} s vs (N-1)*D ${f(p.idealSpanSeconds, 2)} s: ${f(p.spanOverheadPercent)} %; gaps ${f(p.minIntervalMs)}..${f(p.maxIntervalMs)} ms (${p.gapsBelowDelay} under 0.9*D, server clock, jitter included); start-up ${f(p.startupMs, 0)} ms, exit ${f(p.shutdownMs, 0)} ms`,
     );
   }

@@ -6,7 +6,7 @@
 export interface Clock {
   /** Milliseconds, monotonic. */
   now(): number;
-  /** Resolves after `ms` milliseconds, or early (without error) when `signal` aborts. */
+  /** Resolves after `ms` milliseconds (0: after pending I/O), or early (without error) when `signal` aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
@@ -15,8 +15,13 @@ export const systemClock: Clock = {
   now: () => performance.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve) => {
-      if (ms <= 0 || signal?.aborted) {
+      if (signal?.aborted) {
         resolve();
+        return;
+      }
+      if (ms <= 0) {
+        // A zero wait still yields to I/O (the caller loops on the clock).
+        setImmediate(resolve);
         return;
       }
       const done = (): void => {
