@@ -53,9 +53,13 @@ export interface ToolResult {
 export interface CrawlSection {
   expectedPages: number;
   ours: ToolResult;
+  /** Ours with the opt-in second connection to the host (`--connections-per-host 2`, delay 0). */
+  ours2: ToolResult;
   wget: ToolResult;
   /** ours / wget; undefined when wget did not run. */
   ratio?: { pagesPerSecond: number; cpuPerPage: number; peakRss: number };
+  /** ours2 / wget pages/s. */
+  ratio2?: number;
 }
 
 function pathOfUrl(url: string, origin: string): string {
@@ -163,6 +167,8 @@ export async function crawlSection(site: Site, work: string, repo: string, round
   const oursDir = join(work, 'ours');
   const wgetDir = join(work, 'wget');
   const oursArgs = ['--delay', '0', '--quiet', site.seedUrl, oursDir, depth];
+  const ours2Args = ['--connections-per-host', '2', ...oursArgs];
+  const ours2Runs: CrawlRun[] = [];
   const wget = which('wget');
   const wgetArgs = ['-r', '-l', depth, '-nv', '-e', 'robots=off', '-P', wgetDir, site.seedUrl];
   const expected = site.expected.size;
@@ -178,6 +184,12 @@ export async function crawlSection(site: Site, work: string, repo: string, round
     log(`  round ${round}  ours: ${v.pages} pages in ${m.wallSeconds.toFixed(2)} s, ${m.cpuSeconds.toFixed(2)} s CPU, ${m.maxRssMiB.toFixed(0)} MiB peak${m.exitCode !== 0 ? `, exit ${m.exitCode ?? m.signal}` : ''}`);
     if (m.exitCode !== 0) console.error(`!!! ours exited ${m.exitCode ?? m.signal}: ${m.stderr.slice(-400)}`);
     loudMismatch('ours', round, v, expected);
+    freshDir(oursDir);
+    const m2 = await runMeasured(join(repo, 'crawler'), ours2Args, { cwd: repo, timeoutMs });
+    const v2 = verifyOurs(oursDir, site);
+    ours2Runs.push(toRun(m2, v2));
+    log(`  round ${round}  ours x2: ${v2.pages} pages in ${m2.wallSeconds.toFixed(2)} s, ${m2.cpuSeconds.toFixed(2)} s CPU, ${m2.maxRssMiB.toFixed(0)} MiB peak${m2.exitCode !== 0 ? `, exit ${m2.exitCode ?? m2.signal}` : ''}`);
+    loudMismatch('ours x2', round, v2, expected);
     if (wget !== undefined) {
       freshDir(wgetDir);
       const w = await runMeasured(wget, wgetArgs, { cwd: work, timeoutMs });
@@ -190,17 +202,19 @@ export async function crawlSection(site: Site, work: string, repo: string, round
   }
   rmSync(wgetDir, { recursive: true, force: true });
   const ours = summarize('ours', `./crawler ${oursArgs.join(' ')}`, oursRuns, expected);
+  const ours2 = summarize('ours x2', `./crawler ${ours2Args.join(' ')}`, ours2Runs, expected);
   const wgetResult: ToolResult =
     wget === undefined
       ? { tool: 'wget', command: `wget ${wgetArgs.join(' ')}`, available: false, note: 'not installed: apt-get install -y wget', runs: [], pages: 0, medianWallSeconds: NaN, pagesPerSecond: NaN, medianCpuSeconds: NaN, cpuMicrosPerPage: NaN, peakRssMiB: NaN, ok: false }
       : { ...summarize('wget', `wget ${wgetArgs.join(' ')}`, wgetRuns, expected), note: wgetVersion() };
-  const section: CrawlSection = { expectedPages: expected, ours, wget: wgetResult };
+  const section: CrawlSection = { expectedPages: expected, ours, ours2, wget: wgetResult };
   if (wgetResult.available) {
     section.ratio = {
       pagesPerSecond: ours.pagesPerSecond / wgetResult.pagesPerSecond,
       cpuPerPage: ours.cpuMicrosPerPage / wgetResult.cpuMicrosPerPage,
       peakRss: ours.peakRssMiB / wgetResult.peakRssMiB,
     };
+    section.ratio2 = ours2.pagesPerSecond / wgetResult.pagesPerSecond;
   }
   return section;
 }

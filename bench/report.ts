@@ -81,8 +81,9 @@ export function formatResults(r: Results): string {
       t.available
         ? [t.tool, `${t.pages}/${c.expectedPages}`, f(t.medianWallSeconds, 2), f(t.pagesPerSecond, 0), f(t.medianCpuSeconds, 2), f(t.cpuMicrosPerPage, 0), f(t.peakRssMiB, 0), t.ok ? 'ok' : 'MISMATCH']
         : [t.tool, '-', '-', '-', '-', '-', '-', t.note ?? 'not run'];
-    const rows = [['crawl (depth 6)', 'pages', 'wall s', 'pages/s', 'CPU s', 'CPU us/page', 'peak RSS MiB', 'check'], row(c.ours), row(c.wget)];
+    const rows = [['crawl (depth 6)', 'pages', 'wall s', 'pages/s', 'CPU s', 'CPU us/page', 'peak RSS MiB', 'check'], row(c.ours), row(c.ours2), row(c.wget)];
     if (c.ratio) rows.push(['ours / wget', '', '', `${f(c.ratio.pagesPerSecond, 2)}x`, '', `${f(c.ratio.cpuPerPage, 2)}x`, `${f(c.ratio.peakRss, 2)}x`, '']);
+    if (c.ratio2 !== undefined) rows.push(['ours x2 / wget', '', '', `${f(c.ratio2, 2)}x`, '', '', '', '']);
     out.push('', table(rows), `  (median of ${c.ours.runs.length} rounds; CPU = user+sys of the child; peak RSS = max over rounds)`);
   }
   if (r.ceiling) {
