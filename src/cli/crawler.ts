@@ -5,7 +5,7 @@
  */
 import { CrawlerError, describeError, type ErrorCode } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
-import { PoliteFetcher, redirectLocation } from '../engine/polite-fetch.js';
+import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../extract/html.js';
 import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { Politeness } from '../frontier/politeness.js';
@@ -13,7 +13,7 @@ import type { FrontierEntry } from '../frontier/store.js';
 import { HttpClient } from '../http/client.js';
 import { encodeTarget } from '../http/request.js';
 import { headerValue } from '../http/response-parser.js';
-import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetchResult } from '../robots/policy.js';
+import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { checkPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
@@ -123,36 +123,13 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, maxUrl), maxSegments);
   // Why a host's robots.txt counts as "disallow all" (RFC 9309: 5xx or unreachable), for the PANIC message.
   const robotsFailures = new Map<string, string>();
-  /**
-   * robots.txt, following up to maxRedirects redirects (RFC 9309 §2.3.1.2),
-   * each hop polite, but never off the crawl: "External URLs are never
-   * requested, robots.txt of other hosts included". A redirect elsewhere
-   * ends the fetch with that 3xx, which the failure policy reads as
-   * "unavailable" (allow all), like a chain too long; stderr says so.
-   */
-  const robotsFetch = async (robotsUrl: string): Promise<RobotsFetchResult> => {
-    try {
-      let url = parseHttpUrl(robotsUrl, maxUrl);
-      for (let hop = 0; ; hop++) {
-        const res = await fetcher.fetch(url);
-        const location = redirectLocation(res);
-        if (location === undefined || hop >= maxRedirects) return { status: res.status, body: res.body };
-        let next: HttpUrl;
-        try {
-          next = resolve(location, url);
-        } catch {
-          return { status: res.status, body: res.body }; // no usable Location: unavailable (policy.ts)
-        }
-        if (next.origin !== url.origin && !scope(next)) {
-          io.stderr(`crawler: ${robotsUrl} redirects to ${next.key}, outside the crawl: not followed, robots.txt treated as unavailable (allow all)\n`);
-          return { status: res.status, body: res.body };
-        }
-        url = next;
-      }
-    } catch (err) {
-      return { error: err };
-    }
-  };
+  // robots.txt redirects are followed, but never off the crawl: "External URLs
+  // are never requested, robots.txt of other hosts included".
+  const robotsFetch = fetcher.robotsFetcher((h) => parseHttpUrl(h, maxUrl), resolve, maxRedirects, (next, from) => {
+    if (next.origin === from.origin || scope(next)) return true;
+    io.stderr(`crawler: ${from.key} redirects to ${next.key}, outside the crawl: not followed, robots.txt treated as unavailable (allow all)\n`);
+    return false;
+  });
   const robots =
     flags['ignore-robots'] === true
       ? undefined
@@ -160,7 +137,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
           userAgent,
           onFailure: CRAWLER_FAILURE_POLICY,
           fetch: async (robotsUrl, origin) => {
-            const result = await robotsFetch(robotsUrl);
+            const result = await robotsFetch(robotsUrl, origin);
             if (!('status' in result)) robotsFailures.set(origin, `${robotsUrl} could not be fetched (${describeError(result.error)})`);
             else if (CRAWLER_FAILURE_POLICY(result) === 'disallow') robotsFailures.set(origin, `${robotsUrl} answered HTTP ${result.status}`);
             return result;

@@ -41,9 +41,17 @@ export class PoliteFetcher {
 
   /**
    * A RobotsFetcher over this fetcher: follows up to `maxRedirects` redirects
-   * (RFC 9309 §2.3.1.2), each hop polite.
+   * (RFC 9309 §2.3.1.2), each hop polite. A redirect whose target cannot be
+   * resolved, or that `mayFollow` refuses (crawler: never off the crawl),
+   * ends the fetch with that 3xx answer, which the failure policy reads as
+   * "unavailable", like a chain too long.
    */
-  robotsFetcher(parse: (href: string) => HttpUrl, resolve: (href: string, base: HttpUrl) => HttpUrl, maxRedirects: number): RobotsFetcher {
+  robotsFetcher(
+    parse: (href: string) => HttpUrl,
+    resolve: (href: string, base: HttpUrl) => HttpUrl,
+    maxRedirects: number,
+    mayFollow: (next: HttpUrl, from: HttpUrl) => boolean = () => true,
+  ): RobotsFetcher {
     return async (robotsUrl) => {
       try {
         let url = parse(robotsUrl);
@@ -51,7 +59,14 @@ export class PoliteFetcher {
           const res = await this.fetch(url);
           const location = redirectLocation(res);
           if (location === undefined || hop >= maxRedirects) return { status: res.status, body: res.body };
-          url = resolve(location, url);
+          let next: HttpUrl;
+          try {
+            next = resolve(location, url);
+          } catch {
+            return { status: res.status, body: res.body };
+          }
+          if (!mayFollow(next, url)) return { status: res.status, body: res.body };
+          url = next;
         }
       } catch (err) {
         return { error: err };
