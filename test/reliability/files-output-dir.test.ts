@@ -14,28 +14,19 @@
  * - a disk that fills up stops the run with one clear line and exit 1, the
  *   pages saved before it intact, no temporary file left.
  */
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isCrawlerError } from '../../src/errors.js';
 import { writeFileAtomic } from '../../src/sink/atomic-file.js';
 import { fileNameForPath, MAX_NAME_BYTES, OutputDirSink } from '../../src/sink/output-dir.js';
-import { asNobody, freeBytes, html, isRoot, khPages, mountTmpfs, runMeasured, startFaultServer, unmount } from '../helpers/fault-server.js';
+import { asNobody, freeBytes, html, isRoot, khPages, mountTmpfs, runMeasured, startFaultServer } from '../helpers/fault-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-const mounts: string[] = [];
-function temp(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-after(() => {
-  for (const m of mounts) unmount(m);
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const { temp, mounts } = useTempDirs();
 
 /** Last path segments that try to escape or to make an unusable name. */
 const HOSTILE_SEGMENTS = [

@@ -13,26 +13,16 @@
  *   written before it intact, no temporary file left, and `--resume` once
  *   space is freed ends with exactly the pages of an undisturbed crawl.
  */
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  asNobody, freeBytes, html, isRoot, mountTmpfs, readPageFiles, runMeasured, startFaultServer, unmount, type FaultServer,
+  asNobody, freeBytes, html, isRoot, mountTmpfs, readPageFiles, runMeasured, startFaultServer, type FaultServer,
 } from '../helpers/fault-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-const mounts: string[] = [];
-function temp(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-after(() => {
-  for (const m of mounts) unmount(m);
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const { temp, mounts } = useTempDirs();
 
 /** A chain site: /c0.html -> /c1.html -> ... -> /c{n-1}.html, each with `pad` bytes of padding. */
 function chain(srv: FaultServer, n: number, pad: number): Map<string, string> {
