@@ -62,22 +62,6 @@ export function isCrawlerError(err: unknown, ...codes: ErrorCode[]): err is Craw
   return err instanceof CrawlerError && (codes.length === 0 || codes.includes(err.code));
 }
 
-/** Network-level codes: no HTTP status line was received (KeywordHunter prints status=0). */
-export const NETWORK_CODES: readonly ErrorCode[] = [
-  'ERR_DNS',
-  'ERR_CONNECT',
-  'ERR_CONNECT_TIMEOUT',
-  'ERR_IDLE_TIMEOUT',
-  'ERR_RESPONSE_TIMEOUT',
-  'ERR_SOCKET',
-  'ERR_TLS',
-  'ERR_PREMATURE_CLOSE',
-  'ERR_BAD_RESPONSE',
-  'ERR_HEADERS_OVERFLOW',
-  'ERR_BODY_OVERFLOW',
-  'ERR_ABORTED',
-];
-
 /** A one-line description of any thrown value, for logs (no stack trace). */
 export function describeError(err: unknown): string {
   if (err instanceof CrawlerError) return err.message;

@@ -13,6 +13,7 @@ import type { LinkExtractor } from '../extract/types.js';
 import type { FrontierEntry, FrontierStore } from '../frontier/store.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse } from '../http/client.js';
+import { ExchangeError } from '../http/connection.js';
 import { encodeTarget } from '../http/request.js';
 import type { RobotsPolicy } from '../robots/policy.js';
 import type { RobotsRules } from '../robots/rules.js';
@@ -54,7 +55,7 @@ export interface CrawlProgram {
 
 /** Events, in the order they happen. All optional. */
 export interface CrawlEvents {
-  /** A request's response arrived (any status), or failed (`error`). */
+  /** A request's response arrived (any status), or failed (`error`; status 0 unless the status line and headers had arrived). */
   onHop?(url: HttpUrl, depth: number, status: number, error: CrawlerError | undefined): void;
   /** A redirect's target was classified; `follow` means it is fetched next. */
   onRedirect?(from: HttpUrl, to: HttpUrl | undefined, raw: string, action: LinkAction | 'invalid', depth: number, error?: CrawlerError): void;
@@ -163,7 +164,8 @@ export class Crawl {
         const err = outcome.error as CrawlerError;
         if (!isCrawlerError(err)) throw err;
         if (err.code === 'ERR_ABORTED') return 'aborted';
-        events.onHop?.(url, entry.depth, 0, err);
+        // Status 0 means no status line arrived; a response that failed after its head keeps its status.
+        events.onHop?.(url, entry.depth, err instanceof ExchangeError ? (err.status ?? 0) : 0, err);
         await program.onFailure(entry, url, err);
         return 'done';
       }

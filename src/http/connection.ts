@@ -80,9 +80,12 @@ export interface ExchangeOptions {
 /** A failed exchange, with whether anything of the response had arrived (decides stale retry). */
 export class ExchangeError extends CrawlerError {
   readonly receivedBytes: boolean;
-  constructor(code: ErrorCode, message: string, receivedBytes: boolean, cause?: unknown) {
+  /** The final status, when its status line and headers had arrived before the failure (a body over the cap, a reset mid-body). */
+  readonly status: number | undefined;
+  constructor(code: ErrorCode, message: string, receivedBytes: boolean, cause?: unknown, status?: number) {
     super(code, message, { cause });
     this.receivedBytes = receivedBytes;
+    this.status = status;
   }
 }
 
@@ -152,7 +155,8 @@ export class Connection {
         else socket.on('data', this.onStray);
         resolve(res as ParsedResponse);
       };
-      const fail = (code: ErrorCode, message: string, cause?: unknown): void => finish(new ExchangeError(code, message, received, cause));
+      const fail = (code: ErrorCode, message: string, cause?: unknown): void =>
+        finish(new ExchangeError(code, message, received, cause, parser.head?.status));
       const onData = (chunk: Buffer): void => {
         received = true;
         try {

@@ -106,21 +106,23 @@ interface FailCase {
   fault: string;
   reason: RegExp;
   huge?: boolean;
+  /** The status printed: 0 when no status line and headers arrived, else the response's (its body failed). */
+  status?: number;
 }
 
 const FAIL_CASES: FailCase[] = [
   { fault: 'reset-before', reason: /ECONNRESET|reset|closed/i },
   { fault: 'reset-in-headers', reason: /ECONNRESET|reset|closed/i },
-  { fault: 'reset-after-headers', reason: /ECONNRESET|reset|closed/i },
+  { fault: 'reset-after-headers', status: 200, reason: /ECONNRESET|reset|closed/i },
   { fault: 'silent', reason: /idle timeout/ },
   { fault: 'drip', reason: /idle timeout/ },
-  { fault: 'drip-fast', reason: /response timeout/ },
-  { fault: 'length-over', reason: /10 of 100 bytes/ },
-  { fault: 'bad-chunk', reason: /chunk size/i },
+  { fault: 'drip-fast', status: 200, reason: /response timeout/ },
+  { fault: 'length-over', status: 200, reason: /10 of 100 bytes/ },
+  { fault: 'bad-chunk', status: 200, reason: /chunk size/i },
   { fault: 'header-flood', reason: /header[^\n]*8192 bytes/i, huge: true },
   { fault: 'body-length-huge', reason: /Content-Length 104857600[^\n]*1048576 bytes/, huge: true },
-  { fault: 'body-chunked-huge', reason: /chunked body[^\n]*1048576 bytes/, huge: true },
-  { fault: 'body-close-huge', reason: /body[^\n]*1048576 bytes/, huge: true },
+  { fault: 'body-chunked-huge', status: 200, reason: /chunked body[^\n]*1048576 bytes/, huge: true },
+  { fault: 'body-close-huge', status: 200, reason: /body[^\n]*1048576 bytes/, huge: true },
   { fault: 'garbage', reason: /status line|not an HTTP/i },
 ];
 
@@ -151,7 +153,7 @@ after(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-describe('KeywordHunter: a page that fails prints status=0 and a note, and the search goes on', () => {
+describe('KeywordHunter: a page that fails prints its status (0 when no status line arrived) and a note, and the search goes on', () => {
   test('the run through every fault ends in bounded time with exit 0, NOT_FOUND_KEYWORD and bounded memory', async (t) => {
     const h = await runs['faults']!;
     assertRanWell(h);
@@ -159,11 +161,11 @@ describe('KeywordHunter: a page that fails prints status=0 and a note, and the s
     else assert.ok(h.r.peakRssKiB < RSS_BOUND_KIB, `peak RSS ${h.r.peakRssKiB} KiB`);
   });
   for (const f of FAIL_CASES) {
-    test(`${f.fault}: PAGE status=0, a note matching ${f.reason}, the next page fetched and saved`, async () => {
+    test(`${f.fault}: PAGE status=${f.status ?? 0}, a note matching ${f.reason}, the next page fetched and saved`, async () => {
       const h = await runs['faults']!;
       const i = pageIndex(h, `/f/${f.fault}`);
       assert.ok(i !== -1, `a PAGE line for /f/${f.fault}\n${h.r.stdout}`);
-      assert.equal(h.pages[i]?.status, 0, 'status 0: no usable response');
+      assert.equal(h.pages[i]?.status, f.status ?? 0, f.status === undefined ? 'status 0: no status line arrived' : 'the status line arrived, the body failed');
       const note = h.r.stderr.split('\n').find((l) => l.includes(srv.url(`/f/${f.fault}`)));
       assert.ok(note !== undefined, `a note on stderr names the URL\n${h.r.stderr}`);
       assert.match(note, f.reason);
@@ -189,12 +191,12 @@ describe('KeywordHunter: a page that fails prints status=0 and a note, and the s
 });
 
 describe('KeywordHunter: memory stays bounded with the default caps (10 MiB body)', () => {
-  test('100 MiB chunked and close-delimited bodies and a drip: each status=0, peak RSS under 150 MB', async (t) => {
+  test('100 MiB chunked and close-delimited bodies (status 200, body over the cap) and a drip (status 0): peak RSS under 150 MB', async (t) => {
     const h = await runs['defaults']!;
     assertRanWell(h);
-    for (const target of ['/f/body-chunked-huge/default', '/f/body-close-huge/default', '/f/drip/default']) {
+    for (const [target, status] of [['/f/body-chunked-huge/default', 200], ['/f/body-close-huge/default', 200], ['/f/drip/default', 0]] as const) {
       const i = pageIndex(h, target);
-      assert.equal(h.pages[i]?.status, 0, `${target}: status 0\n${h.r.stdout}`);
+      assert.equal(h.pages[i]?.status, status, `${target}: status ${status}\n${h.r.stdout}`);
       assertGoodAfter(h, `/good/defaults${target}`, i);
     }
     for (const target of ['/f/body-chunked-huge/default', '/f/body-close-huge/default']) {
