@@ -73,6 +73,27 @@ export type FaultHandler = (ctx: FaultContext) => void;
 /** 100 MiB: the size of the streamed huge bodies. */
 export const HUGE = 100 * 1024 * 1024;
 
+/** Short timeouts and small caps for both programs, so that every fault is met within a second or so. */
+export const FAULT_FLAGS: readonly string[] = [
+  '--connect-timeout', '1',
+  '--idle-timeout', '0.5',
+  '--response-timeout', '1.5',
+  '--max-header-bytes', '8192',
+  '--max-body-bytes', '1048576',
+  '--max-redirects', '3',
+];
+/**
+ * No run may take longer than this. The faults' timeouts add up to about
+ * 3 s and a run takes 2 to 4 s on an idle machine; the bound is loose
+ * because the test machine may be busy. FAULT_MS (time from the faulty
+ * request to the next one, at the server) is the tight bound.
+ */
+export const FAULT_WALL_MS = 30_000;
+/** The longest a fault may hold a run: the 1.5 s response timeout plus slack for a busy machine (the defaults are 15 s and 30 s). */
+export const FAULT_MS = 5_000;
+/** Peak resident memory a run under faults must stay below. */
+export const FAULT_RSS_BOUND_KIB = 150 * 1024;
+
 const HTML = 'Content-Type: text/html';
 
 function head(status: string, lines: string[]): string {

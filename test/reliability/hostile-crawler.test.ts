@@ -19,30 +19,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  BINARY_HTML, HUGE, INTERIM_FINAL, LATIN1_HTML, SHORT_BODY, html, parseCrawlerLog, readPageFiles, runMeasured, startFaultServer,
+  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, HUGE, INTERIM_FINAL, LATIN1_HTML, SHORT_BODY, html, parseCrawlerLog, readPageFiles, runMeasured, startFaultServer,
   type CrawlerLogLine, type FaultServer, type MeasuredRun,
 } from '../helpers/fault-server.js';
 
-/** Short timeouts and small caps, so that every fault is met within a second or so. */
-const FLAGS = [
-  '--delay', '0',
-  '--connect-timeout', '1',
-  '--idle-timeout', '0.5',
-  '--response-timeout', '1.5',
-  '--max-header-bytes', '8192',
-  '--max-body-bytes', '1048576',
-  '--max-redirects', '3',
-];
-/**
- * No crawl may take longer than this. The faults' timeouts add up to about
- * 3 s and a crawl takes 2 to 4 s on an idle machine; the bound is loose
- * because the test machine may be busy. The per-fault bound below (time
- * from the faulty request to the next one, at the server) is the tight one.
- */
-const WALL_MS = 30_000;
-/** The longest a fault may hold the crawl: the 1.5 s response timeout plus slack for a busy machine (the defaults are 15 s and 30 s). */
-const FAULT_MS = 5_000;
-const RSS_BOUND_KIB = 150 * 1024;
+const FLAGS = ['--delay', '0', ...FAULT_FLAGS];
+const WALL_MS = FAULT_WALL_MS;
+const RSS_BOUND_KIB = FAULT_RSS_BOUND_KIB;
 
 interface Crawled {
   r: MeasuredRun;

@@ -19,22 +19,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  BINARY_HTML, HUGE, INTERIM_FINAL, LATIN1_HTML, RANDOM_BYTES, SHORT_BODY, html, khLinks, khPages, runMeasured, startFaultServer,
+  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, HUGE, INTERIM_FINAL, LATIN1_HTML, RANDOM_BYTES, SHORT_BODY, html, khLinks, khPages, runMeasured, startFaultServer,
   type FaultServer, type MeasuredRun,
 } from '../helpers/fault-server.js';
 
-const FLAGS = [
-  '--connect-timeout', '1',
-  '--idle-timeout', '0.5',
-  '--response-timeout', '1.5',
-  '--max-header-bytes', '8192',
-  '--max-body-bytes', '1048576',
-  '--max-redirects', '3',
-];
-/** Loose: the machine may be busy. FAULT_MS, measured at the server, is the tight bound. */
-const WALL_MS = 30_000;
-const FAULT_MS = 5_000;
-const RSS_BOUND_KIB = 150 * 1024;
+const FLAGS = [...FAULT_FLAGS];
+const WALL_MS = FAULT_WALL_MS;
+const RSS_BOUND_KIB = FAULT_RSS_BOUND_KIB;
 const KEYWORD = 'NO-PAGE-HOLDS-THIS-KEYWORD';
 
 interface Hunted {
