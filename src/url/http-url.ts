@@ -198,8 +198,3 @@ export function resolveHttpUrl(link: string, base: HttpUrl | string, maxLength =
   target.fragment = undefined;
   return build(target, recompose(target), maxLength);
 }
-
-/** The scheme of a link, lower-cased, or undefined for a relative reference. */
-export function linkScheme(link: string): string | undefined {
-  return parseUriReference(cleanLink(link)).scheme?.toLowerCase();
-}

@@ -1,0 +1,39 @@
+/**
+ * polite-crawler's public API: the shared engine both programs are built on.
+ * Explicit named exports; types apart.
+ */
+export { CrawlerError, isCrawlerError, describeError } from './errors.js';
+export type { ErrorCode, CrawlerErrorOptions } from './errors.js';
+
+export { parseHttpUrl, resolveHttpUrl, DEFAULT_MAX_URL_LENGTH } from './url/http-url.js';
+export type { HttpUrl, HttpScheme } from './url/http-url.js';
+export { resolveReference, removeDotSegments } from './url/uri.js';
+export { sameOriginScope, prefixScope, anyScope } from './url/scope.js';
+export type { Scope } from './url/scope.js';
+
+export { HttpClient, DEFAULT_CLIENT_OPTIONS } from './http/client.js';
+export type { HttpClientOptions, FetchResponse, FetchOptions } from './http/client.js';
+export { buildRequest, encodeTarget } from './http/request.js';
+export { ResponseParser, DEFAULT_LIMITS, headerValue, headerValues } from './http/response-parser.js';
+export type { ParsedResponse, ParserLimits } from './http/response-parser.js';
+
+export { RobotsRules } from './robots/rules.js';
+export type { RobotsDecision } from './robots/rules.js';
+export { RobotsPolicy, CRAWLER_FAILURE_POLICY, KEYWORD_HUNTER_FAILURE_POLICY } from './robots/policy.js';
+export type { RobotsFetcher, RobotsFetchResult, RobotsFailurePolicy, RobotsPolicyOptions } from './robots/policy.js';
+
+export { HtmlLinkExtractor } from './extract/html.js';
+export { HrefPatternExtractor } from './extract/href-pattern.js';
+export type { LinkExtractor, ExtractedLinks } from './extract/types.js';
+
+export { Politeness } from './frontier/politeness.js';
+export { MemoryFrontier } from './frontier/memory-store.js';
+export { SqliteFrontier } from './frontier/sqlite-store.js';
+export type { FrontierStore, FrontierEntry } from './frontier/store.js';
+
+export { TsePageDirectory } from './sink/tse-pagedir.js';
+export { OutputDirSink } from './sink/output-dir.js';
+
+export { Crawl } from './engine/crawl.js';
+export type { CrawlOptions, CrawlProgram, CrawlEvents, CrawlSummary, LinkAction } from './engine/crawl.js';
+export { PoliteFetcher } from './engine/polite-fetch.js';
