@@ -1,0 +1,239 @@
+/**
+ * The shared frontier in memory: the reference implementation of the
+ * ClaimStore contract, for tests and for workers that share one process.
+ * Time comes from an injected wall clock (ms).
+ */
+import { CrawlerError } from '../errors.js';
+import {
+  clampWait,
+  configMismatch,
+  lostLease,
+  markAdded,
+  robotsUrlOf,
+  type Claim,
+  type ClaimCrawlConfig,
+  type ClaimEntry,
+  type ClaimOptions,
+  type ClaimResult,
+  type ClaimStore,
+  type Completion,
+  type CompletionResult,
+  type StoredRobots,
+} from './claim-store.js';
+
+const PENDING = 0;
+const CLAIMED = 1;
+const DONE = 2;
+
+interface Row {
+  id: number;
+  key: string;
+  url: string;
+  depth: number;
+  host: Host;
+  state: number;
+  token: number;
+  leaseUntil: number;
+}
+
+interface Host {
+  id: number;
+  origin: string;
+  /** 0 not fetched, 1 claimed, 2 known. */
+  robotsState: number;
+  robots: StoredRobots | undefined;
+  delayMs: number;
+  nextFetchAt: number;
+  /** The token of the claim holding the host, and until when. */
+  reservedBy: number;
+  reservedUntil: number;
+  pending: Row[];
+}
+
+export class MemoryClaimStore implements ClaimStore {
+  private config: ClaimCrawlConfig | undefined;
+  private readonly seen = new Set<string>();
+  private readonly hosts = new Map<string, Host>();
+  private readonly claimed = new Map<number, Row>();
+  private lastDoc = 0;
+  private lastToken = 0;
+  private lastRow = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async open(config: ClaimCrawlConfig): Promise<{ created: boolean }> {
+    if (this.config !== undefined) {
+      const diff = configMismatch(this.config, config);
+      if (diff !== undefined) throw new CrawlerError('ERR_STATE', `the shared frontier holds another crawl: ${diff}`);
+      return { created: false };
+    }
+    this.config = { ...config };
+    this.addSync([config.seed]);
+    return { created: true };
+  }
+
+  async add(entries: readonly ClaimEntry[]): Promise<boolean[]> {
+    return this.addSync(entries);
+  }
+
+  private addSync(entries: readonly ClaimEntry[]): boolean[] {
+    const cfg = this.requireOpen();
+    const inserted = new Set<string>();
+    for (const e of entries) {
+      if (this.seen.has(e.key)) continue;
+      this.seen.add(e.key);
+      inserted.add(e.key);
+      let host = this.hosts.get(e.origin);
+      if (host === undefined) {
+        host = {
+          id: this.hosts.size + 1,
+          origin: e.origin,
+          robotsState: cfg.robots ? 0 : 2,
+          robots: undefined,
+          delayMs: cfg.delayMs,
+          nextFetchAt: -Infinity,
+          reservedBy: 0,
+          reservedUntil: -Infinity,
+          pending: [],
+        };
+        this.hosts.set(e.origin, host);
+      }
+      host.pending.push({ id: ++this.lastRow, key: e.key, url: e.url, depth: e.depth, host, state: PENDING, token: 0, leaseUntil: 0 });
+    }
+    return markAdded(entries, inserted);
+  }
+
+  async claim(options: ClaimOptions): Promise<ClaimResult> {
+    const now = this.now();
+    this.reap(now);
+    const floor = options.strictBfs ? this.frontierDepth() : undefined;
+    let best: { host: Host; row: Row } | undefined;
+    let waitUntil = Infinity;
+    for (const host of this.hosts.values()) {
+      const row = shallowest(host.pending, floor);
+      if (row === undefined) continue;
+      const free = Math.max(host.nextFetchAt, host.reservedUntil);
+      if (free > now) {
+        waitUntil = Math.min(waitUntil, free);
+        continue;
+      }
+      if (best === undefined || row.depth < best.row.depth || (row.depth === best.row.depth && (host.nextFetchAt < best.host.nextFetchAt || (host.nextFetchAt === best.host.nextFetchAt && host.id < best.host.id)))) {
+        best = { host, row };
+      }
+    }
+    if (best !== undefined) {
+      const { host, row } = best;
+      const token = ++this.lastToken;
+      const leaseUntil = now + options.leaseMs;
+      if (host.robotsState !== 2) {
+        host.robotsState = 1;
+        host.reservedBy = token;
+        host.reservedUntil = leaseUntil;
+        return { claim: { kind: 'robots', id: host.id, token, origin: host.origin, key: robotsUrlOf(host.origin), url: robotsUrlOf(host.origin), depth: row.depth, delayMs: host.delayMs, robots: undefined, clock: now } };
+      }
+      host.pending.splice(host.pending.indexOf(row), 1);
+      row.state = CLAIMED;
+      row.token = token;
+      row.leaseUntil = leaseUntil;
+      this.claimed.set(row.id, row);
+      // A host with no interval is not held: any number of workers may fetch it at once.
+      if (host.delayMs > 0) {
+        host.reservedBy = token;
+        host.reservedUntil = leaseUntil;
+      }
+      return { claim: { kind: 'page', id: row.id, token, origin: host.origin, key: row.key, url: row.url, depth: row.depth, delayMs: host.delayMs, robots: host.robots, clock: now } };
+    }
+    if (waitUntil < Infinity) return { waitMs: clampWait(waitUntil - now) };
+    if (this.claimed.size > 0) {
+      let lease = Infinity;
+      for (const row of this.claimed.values()) lease = Math.min(lease, row.leaseUntil);
+      return { waitMs: clampWait(lease - now) };
+    }
+    for (const host of this.hosts.values()) if (host.robotsState === 1) return { waitMs: clampWait(host.reservedUntil - now) };
+    return { done: true };
+  }
+
+  /** Claims whose lease ran out go back to waiting. */
+  private reap(now: number): void {
+    for (const row of this.claimed.values()) {
+      if (row.leaseUntil >= now) continue;
+      this.claimed.delete(row.id);
+      row.state = PENDING;
+      row.token = 0;
+      row.host.pending.push(row);
+    }
+    for (const host of this.hosts.values()) if (host.robotsState === 1 && host.reservedUntil < now) host.robotsState = 0;
+  }
+
+  /** The shallowest depth still waiting or claimed. */
+  private frontierDepth(): number | undefined {
+    let min: number | undefined;
+    for (const row of this.claimed.values()) if (min === undefined || row.depth < min) min = row.depth;
+    for (const host of this.hosts.values()) for (const row of host.pending) if (min === undefined || row.depth < min) min = row.depth;
+    return min;
+  }
+
+  async complete(claim: Claim, c: Completion): Promise<CompletionResult> {
+    const host = this.hosts.get(claim.origin);
+    if (host === undefined) return lostLease(c);
+    if (claim.kind === 'robots') {
+      if (host.robotsState !== 1 || host.reservedBy !== claim.token) return lostLease(c);
+      host.robotsState = 2;
+      host.robots = c.robots?.answer ?? { status: 0, body: '' };
+      host.delayMs = c.robots?.delayMs ?? host.delayMs;
+    } else {
+      const row = this.claimed.get(claim.id);
+      if (row === undefined || row.token !== claim.token) return lostLease(c);
+      this.claimed.delete(row.id);
+      row.state = DONE;
+    }
+    if (c.startedAt !== undefined) host.nextFetchAt = Math.max(host.nextFetchAt, c.startedAt + host.delayMs);
+    if (host.reservedBy === claim.token) {
+      host.reservedBy = 0;
+      host.reservedUntil = -Infinity;
+    }
+    const added = this.addSync(c.links);
+    return { ok: true, documentId: c.saved ? ++this.lastDoc : undefined, added };
+  }
+
+  async release(claim: Claim): Promise<void> {
+    const host = this.hosts.get(claim.origin);
+    if (host === undefined) return;
+    if (claim.kind === 'robots') {
+      if (host.robotsState === 1 && host.reservedBy === claim.token) host.robotsState = 0;
+    } else {
+      const row = this.claimed.get(claim.id);
+      if (row === undefined || row.token !== claim.token) return;
+      this.claimed.delete(row.id);
+      row.state = PENDING;
+      row.token = 0;
+      host.pending.push(row);
+    }
+    if (host.reservedBy === claim.token) {
+      host.reservedBy = 0;
+      host.reservedUntil = -Infinity;
+    }
+  }
+
+  async lastDocumentId(): Promise<number> {
+    return this.lastDoc;
+  }
+
+  async close(): Promise<void> {
+    // Nothing to release.
+  }
+
+  private requireOpen(): ClaimCrawlConfig {
+    if (this.config === undefined) throw new CrawlerError('ERR_STATE', 'the shared frontier is not open');
+    return this.config;
+  }
+}
+
+function shallowest(rows: readonly Row[], depth: number | undefined): Row | undefined {
+  let best: Row | undefined;
+  for (const r of rows) {
+    if (depth !== undefined && r.depth !== depth) continue;
+    if (best === undefined || r.depth < best.depth || (r.depth === best.depth && r.id < best.id)) best = r;
+  }
+  return best;
+}

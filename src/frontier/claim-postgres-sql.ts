@@ -1,0 +1,195 @@
+/**
+ * The PostgreSQL frontier's schema and its two server-side functions, so
+ * that a page costs two round trips: `pc_claim` and `pc_complete`.
+ *
+ * Times are milliseconds since the epoch on the database's clock
+ * (`clock_timestamp()`), as double precision, so every worker shares one
+ * clock. Lock order, which keeps the functions free of deadlocks:
+ *
+ * - pc_claim locks one host row (`FOR NO KEY UPDATE ... SKIP LOCKED`: never
+ *   waits), then takes one waiting queue row of that host. A host row is the
+ *   only way to a queue row, so two claims never take the same URL.
+ * - pc_complete goes in phases, each phase's locks in a fixed order: its own
+ *   claimed queue row; the seen keys (insert-only table, keys sorted); new
+ *   host rows (origins sorted); its own host row; the document counter last,
+ *   so the one row every saved page needs is held for the shortest time.
+ * - Expired leases are reaped only when no host is ready, by a statement that
+ *   waits for nothing after it.
+ *
+ * There is no foreign key from the queue to the hosts (it would lock host
+ * rows on every insert), and de-duplication is its own insert-only table, so
+ * it is never a row that is also updated.
+ */
+
+/** Bumped when the tables change: a crawl made by another version is refused. */
+export const PG_SCHEMA_VERSION = 1;
+
+export const PG_SCHEMA = `
+CREATE TABLE IF NOT EXISTS pc_crawl (
+  id int PRIMARY KEY CHECK (id = 1),
+  version int NOT NULL,
+  seed_key text NOT NULL,
+  max_depth int NOT NULL,
+  delay_ms double precision NOT NULL,
+  robots boolean NOT NULL,
+  last_doc bigint NOT NULL DEFAULT 0
+);
+CREATE SEQUENCE IF NOT EXISTS pc_token_seq;
+CREATE TABLE IF NOT EXISTS pc_seen (key text PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS pc_hosts (
+  id bigserial PRIMARY KEY,
+  origin text NOT NULL UNIQUE,
+  robots_state smallint NOT NULL,            -- 0 not fetched, 1 claimed, 2 known
+  robots_status int,
+  robots_body text,
+  delay_ms double precision NOT NULL,
+  next_fetch_at double precision NOT NULL DEFAULT '-Infinity',
+  reserved_by bigint NOT NULL DEFAULT 0,
+  reserved_until double precision NOT NULL DEFAULT '-Infinity'
+);
+CREATE TABLE IF NOT EXISTS pc_queue (
+  id bigserial PRIMARY KEY,
+  host_id bigint NOT NULL,
+  key text NOT NULL,
+  url text NOT NULL,
+  depth int NOT NULL,
+  state smallint NOT NULL DEFAULT 0,         -- 0 waiting, 1 claimed, 2 done
+  token bigint NOT NULL DEFAULT 0,
+  lease_until double precision NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS pc_queue_waiting ON pc_queue (host_id, depth, id) WHERE state = 0;
+CREATE INDEX IF NOT EXISTS pc_queue_claimed ON pc_queue (lease_until) WHERE state = 1;
+CREATE INDEX IF NOT EXISTS pc_queue_open ON pc_queue (depth) WHERE state < 2;
+
+CREATE OR REPLACE FUNCTION pc_now() RETURNS double precision LANGUAGE sql AS
+$$ SELECT extract(epoch FROM clock_timestamp())::double precision * 1000 $$;
+
+-- Queues the entries never seen; returns the keys it inserted.
+CREATE OR REPLACE FUNCTION pc_add(p_keys text[], p_urls text[], p_depths int[], p_origins text[])
+RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+  v_new text[];
+  v_robots boolean;
+  v_delay double precision;
+BEGIN
+  WITH ins AS (
+    INSERT INTO pc_seen (key) SELECT DISTINCT k FROM unnest(p_keys) AS k ORDER BY k
+    ON CONFLICT DO NOTHING RETURNING key
+  ) SELECT coalesce(array_agg(key), '{}') INTO v_new FROM ins;
+  IF cardinality(v_new) = 0 THEN RETURN v_new; END IF;
+  SELECT robots, delay_ms INTO v_robots, v_delay FROM pc_crawl WHERE id = 1;
+  INSERT INTO pc_hosts (origin, robots_state, delay_ms)
+    SELECT DISTINCT o, CASE WHEN v_robots THEN 0 ELSE 2 END, v_delay
+    FROM unnest(p_keys, p_origins) AS l(k, o) WHERE l.k = ANY (v_new) ORDER BY o
+    ON CONFLICT DO NOTHING;
+  INSERT INTO pc_queue (host_id, key, url, depth)
+    SELECT h.id, f.k, f.u, f.d FROM (
+      SELECT DISTINCT ON (l.k) l.k, l.u, l.d, l.o, l.n
+      FROM unnest(p_keys, p_urls, p_depths, p_origins) WITH ORDINALITY AS l(k, u, d, o, n)
+      WHERE l.k = ANY (v_new) ORDER BY l.k, l.n
+    ) f JOIN pc_hosts h ON h.origin = f.o
+    ORDER BY f.n;
+  RETURN v_new;
+END $$;
+
+CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean)
+RETURNS TABLE (kind text, id bigint, token bigint, origin text, key text, url text, depth int,
+               delay_ms double precision, robots_status int, robots_body text, clock double precision, wait_ms double precision)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_now double precision := pc_now();
+  v_floor int;
+  v_token bigint;
+  v_reaped int;
+  v_free double precision;
+  h record;
+BEGIN
+  FOR attempt IN 1..3 LOOP
+    IF p_strict THEN SELECT min(q.depth) INTO v_floor FROM pc_queue q WHERE q.state < 2; END IF;
+    SELECT ph.id AS hid, ph.origin AS horigin, ph.robots_state AS rstate, ph.robots_status AS rstatus,
+           ph.robots_body AS rbody, ph.delay_ms AS hdelay, w.id AS qid, w.depth AS qdepth, w.key AS qkey, w.url AS qurl
+      INTO h
+      FROM pc_hosts ph
+      CROSS JOIN LATERAL (
+        SELECT q.id, q.depth, q.key, q.url FROM pc_queue q
+        WHERE q.host_id = ph.id AND q.state = 0 AND (v_floor IS NULL OR q.depth = v_floor)
+        ORDER BY q.depth, q.id LIMIT 1) w
+      WHERE ph.next_fetch_at <= v_now AND ph.reserved_until < v_now
+      ORDER BY w.depth, ph.next_fetch_at, ph.id
+      LIMIT 1
+      FOR NO KEY UPDATE OF ph SKIP LOCKED;
+    IF FOUND THEN
+      v_token := nextval('pc_token_seq');
+      IF h.rstate <> 2 THEN
+        -- The host's robots.txt comes first (also when an earlier robots claim's lease ran out).
+        UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
+        RETURN QUERY SELECT 'robots'::text, h.hid, v_token, h.horigin, h.horigin || '/robots.txt', h.horigin || '/robots.txt',
+          h.qdepth, h.hdelay, NULL::int, NULL::text, v_now, NULL::double precision;
+        RETURN;
+      END IF;
+      UPDATE pc_queue SET state = 1, token = v_token, lease_until = v_now + p_lease WHERE pc_queue.id = h.qid AND pc_queue.state = 0;
+      IF FOUND THEN
+        -- A host with no interval is not held: any number of workers may fetch it at once.
+        IF h.hdelay > 0 THEN
+          UPDATE pc_hosts SET reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
+        END IF;
+        RETURN QUERY SELECT 'page'::text, h.qid, v_token, h.horigin, h.qkey, h.qurl, h.qdepth, h.hdelay,
+          h.rstatus, h.rbody, v_now, NULL::double precision;
+        RETURN;
+      END IF;
+      CONTINUE; -- read before another claim committed: look again
+    END IF;
+    UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.state = 1 AND pc_queue.lease_until < v_now;
+    GET DIAGNOSTICS v_reaped = ROW_COUNT;
+    EXIT WHEN v_reaped = 0;
+  END LOOP;
+  SELECT min(greatest(ph.next_fetch_at, ph.reserved_until)) INTO v_free FROM pc_hosts ph
+    WHERE EXISTS (SELECT 1 FROM pc_queue q WHERE q.host_id = ph.id AND q.state = 0 AND (v_floor IS NULL OR q.depth = v_floor));
+  IF v_free IS NULL THEN
+    SELECT min(q.lease_until) INTO v_free FROM pc_queue q WHERE q.state = 1;
+  END IF;
+  IF v_free IS NULL THEN RETURN; END IF; -- nothing waiting, no claim out: the crawl is done
+  RETURN QUERY SELECT NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::int,
+    NULL::double precision, NULL::int, NULL::text, v_now, greatest(v_free - v_now, 0);
+END $$;
+
+CREATE OR REPLACE FUNCTION pc_complete(p_kind text, p_id bigint, p_token bigint, p_origin text, p_started double precision,
+  p_saved boolean, p_keys text[], p_urls text[], p_depths int[], p_origins text[],
+  p_robots_status int, p_robots_body text, p_robots_delay double precision)
+RETURNS TABLE (ok boolean, doc bigint, inserted text[]) LANGUAGE plpgsql AS $$
+DECLARE
+  v_new text[] := '{}';
+  v_doc bigint;
+BEGIN
+  IF p_kind = 'page' THEN
+    UPDATE pc_queue SET state = 2 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1;
+    IF NOT FOUND THEN RETURN QUERY SELECT false, NULL::bigint, '{}'::text[]; RETURN; END IF;
+    IF cardinality(p_keys) > 0 THEN v_new := pc_add(p_keys, p_urls, p_depths, p_origins); END IF;
+    UPDATE pc_hosts SET
+      next_fetch_at = CASE WHEN p_started IS NULL THEN next_fetch_at ELSE greatest(next_fetch_at, p_started + delay_ms) END,
+      reserved_by = CASE WHEN reserved_by = p_token THEN 0 ELSE reserved_by END,
+      reserved_until = CASE WHEN reserved_by = p_token THEN '-Infinity' ELSE reserved_until END
+      WHERE pc_hosts.origin = p_origin;
+  ELSE
+    UPDATE pc_hosts SET robots_state = 2, robots_status = p_robots_status, robots_body = p_robots_body, delay_ms = p_robots_delay,
+      next_fetch_at = CASE WHEN p_started IS NULL THEN next_fetch_at ELSE greatest(next_fetch_at, p_started + p_robots_delay) END,
+      reserved_by = 0, reserved_until = '-Infinity'
+      WHERE pc_hosts.origin = p_origin AND pc_hosts.robots_state = 1 AND pc_hosts.reserved_by = p_token;
+    IF NOT FOUND THEN RETURN QUERY SELECT false, NULL::bigint, '{}'::text[]; RETURN; END IF;
+  END IF;
+  IF p_saved THEN
+    UPDATE pc_crawl SET last_doc = last_doc + 1 WHERE pc_crawl.id = 1 RETURNING last_doc INTO v_doc;
+  END IF;
+  RETURN QUERY SELECT true, v_doc, v_new;
+END $$;
+
+CREATE OR REPLACE FUNCTION pc_release(p_kind text, p_id bigint, p_token bigint, p_origin text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF p_kind = 'page' THEN
+    UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1;
+  ELSE
+    UPDATE pc_hosts SET robots_state = 0 WHERE pc_hosts.origin = p_origin AND pc_hosts.robots_state = 1 AND pc_hosts.reserved_by = p_token;
+  END IF;
+  UPDATE pc_hosts SET reserved_by = 0, reserved_until = '-Infinity' WHERE pc_hosts.origin = p_origin AND pc_hosts.reserved_by = p_token;
+END $$;
+`;

@@ -1,0 +1,171 @@
+/**
+ * The shared frontier in PostgreSQL: any number of worker processes, on one
+ * machine or many, run one crawl (`crawler --frontier postgresql://...`).
+ * Each call is one round trip to a server-side function
+ * (claim-postgres-sql.ts), and every time is the database's clock.
+ */
+import pg from 'pg';
+import { CrawlerError } from '../errors.js';
+import { PG_SCHEMA, PG_SCHEMA_VERSION } from './claim-postgres-sql.js';
+import {
+  configMismatch,
+  lostLease,
+  markAdded,
+  clampWait,
+  type Claim,
+  type ClaimCrawlConfig,
+  type ClaimEntry,
+  type ClaimOptions,
+  type ClaimResult,
+  type ClaimStore,
+  type Completion,
+  type CompletionResult,
+} from './claim-store.js';
+
+/** A connection string without its password, for messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/, '$1:***@');
+}
+
+interface ClaimRow {
+  kind: string | null;
+  id: string | null;
+  token: string | null;
+  origin: string | null;
+  key: string | null;
+  url: string | null;
+  depth: number | null;
+  delay_ms: number | null;
+  robots_status: number | null;
+  robots_body: string | null;
+  clock: number;
+  wait_ms: number | null;
+}
+
+export interface PostgresClaimStoreOptions {
+  /** Connections kept (one per concurrent claim of this process, and one spare). */
+  maxConnections?: number;
+}
+
+export class PostgresClaimStore implements ClaimStore {
+  private readonly pool: pg.Pool;
+  private readonly where: string;
+
+  constructor(connectionString: string, options: PostgresClaimStoreOptions = {}) {
+    this.where = redactUrl(connectionString);
+    this.pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 4, connectionTimeoutMillis: 10_000 });
+    // An idle connection that drops (a server restart) must not crash the process; the next query reports it.
+    this.pool.on('error', () => undefined);
+  }
+
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (err) {
+      throw this.wrap(err);
+    }
+  }
+
+  private wrap(err: unknown): CrawlerError {
+    if (err instanceof CrawlerError) return err;
+    return new CrawlerError('ERR_STATE', `frontier database ${this.where}: ${(err as Error).message}`, { cause: err });
+  }
+
+  async open(config: ClaimCrawlConfig): Promise<{ created: boolean }> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.wrap(err);
+    }
+    try {
+      await client.query('BEGIN');
+      // Workers starting together: one creates the schema and the crawl, the others wait and join.
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('polite-crawler frontier'))");
+      await client.query(PG_SCHEMA);
+      const found = await client.query<{ version: number; seed_key: string; max_depth: number; delay_ms: number; robots: boolean }>(
+        'SELECT version, seed_key, max_depth, delay_ms, robots FROM pc_crawl WHERE id = 1',
+      );
+      const row = found.rows[0];
+      if (row !== undefined) {
+        await client.query('COMMIT');
+        if (row.version !== PG_SCHEMA_VERSION) throw new CrawlerError('ERR_STATE', `frontier database ${this.where} holds a crawl of another version (${row.version}); use a new database`);
+        const existing: ClaimCrawlConfig = { seed: { ...config.seed, key: row.seed_key }, maxDepth: row.max_depth, delayMs: row.delay_ms, robots: row.robots };
+        const diff = configMismatch(existing, config);
+        if (diff !== undefined) throw new CrawlerError('ERR_STATE', `frontier database ${this.where} holds another crawl: ${diff}`);
+        return { created: false };
+      }
+      await client.query('INSERT INTO pc_crawl (id, version, seed_key, max_depth, delay_ms, robots) VALUES (1, $1, $2, $3, $4, $5)', [
+        PG_SCHEMA_VERSION,
+        config.seed.key,
+        config.maxDepth,
+        config.delayMs,
+        config.robots,
+      ]);
+      const s = config.seed;
+      await client.query('SELECT pc_add($1, $2, $3, $4)', [[s.key], [s.url], [s.depth], [s.origin]]);
+      await client.query('COMMIT');
+      return { created: true };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.wrap(err);
+    } finally {
+      client.release();
+    }
+  }
+
+  async add(entries: readonly ClaimEntry[]): Promise<boolean[]> {
+    if (entries.length === 0) return [];
+    const r = await this.query<{ pc_add: string[] }>('SELECT pc_add($1, $2, $3, $4)', columns(entries));
+    return markAdded(entries, new Set(r.rows[0]?.pc_add ?? []));
+  }
+
+  async claim(options: ClaimOptions): Promise<ClaimResult> {
+    const r = await this.query<ClaimRow>('SELECT * FROM pc_claim($1, $2)', [options.leaseMs, options.strictBfs]);
+    const row = r.rows[0];
+    if (row === undefined) return { done: true };
+    if (row.kind === null) return { waitMs: clampWait(row.wait_ms ?? 0) };
+    return {
+      claim: {
+        kind: row.kind === 'robots' ? 'robots' : 'page',
+        id: Number(row.id),
+        token: Number(row.token),
+        origin: row.origin as string,
+        key: row.key as string,
+        url: row.url as string,
+        depth: row.depth as number,
+        delayMs: row.delay_ms as number,
+        robots: row.robots_status === null ? undefined : { status: row.robots_status, body: row.robots_body ?? '' },
+        clock: row.clock,
+      },
+    };
+  }
+
+  async complete(claim: Claim, c: Completion): Promise<CompletionResult> {
+    const [keys, urls, depths, origins] = columns(c.links);
+    const r = await this.query<{ ok: boolean; doc: string | null; inserted: string[] }>(
+      'SELECT * FROM pc_complete($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)',
+      [claim.kind, claim.id, claim.token, claim.origin, c.startedAt ?? null, c.saved, keys, urls, depths, origins, c.robots?.answer.status ?? null, c.robots?.answer.body ?? null, c.robots?.delayMs ?? null],
+    );
+    const row = r.rows[0];
+    if (row === undefined || !row.ok) return lostLease(c);
+    return { ok: true, documentId: row.doc === null ? undefined : Number(row.doc), added: markAdded(c.links, new Set(row.inserted)) };
+  }
+
+  async release(claim: Claim): Promise<void> {
+    await this.query('SELECT pc_release($1, $2, $3, $4)', [claim.kind, claim.id, claim.token, claim.origin]);
+  }
+
+  async lastDocumentId(): Promise<number> {
+    const r = await this.query<{ last_doc: string }>('SELECT last_doc FROM pc_crawl WHERE id = 1');
+    return Number(r.rows[0]?.last_doc ?? 0);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+function columns(entries: readonly ClaimEntry[]): [string[], string[], number[], string[]] {
+  return [entries.map((e) => e.key), entries.map((e) => e.url), entries.map((e) => e.depth), entries.map((e) => e.origin)];
+}

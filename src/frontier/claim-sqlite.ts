@@ -1,0 +1,225 @@
+/**
+ * The shared frontier in one SQLite file: worker processes on one machine
+ * run one crawl through it (`crawler --frontier sqlite:FILE`). SQLite lets
+ * one writer in at a time, so every call is one `BEGIN IMMEDIATE`
+ * transaction (other workers wait up to `busyTimeoutMs`), and that alone
+ * makes a claim exclusive; the rules are those of the PostgreSQL store.
+ * Time is the machine's wall clock (ms), which every worker on it shares.
+ */
+import Database from 'better-sqlite3';
+import { CrawlerError } from '../errors.js';
+import {
+  clampWait,
+  configMismatch,
+  lostLease,
+  markAdded,
+  robotsUrlOf,
+  type Claim,
+  type ClaimCrawlConfig,
+  type ClaimEntry,
+  type ClaimOptions,
+  type ClaimResult,
+  type ClaimStore,
+  type Completion,
+  type CompletionResult,
+} from './claim-store.js';
+
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS crawl (
+  id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, seed_key TEXT NOT NULL, max_depth INTEGER NOT NULL,
+  delay_ms REAL NOT NULL, robots INTEGER NOT NULL, last_doc INTEGER NOT NULL DEFAULT 0, last_token INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS hosts (
+  id INTEGER PRIMARY KEY, origin TEXT NOT NULL UNIQUE, robots_state INTEGER NOT NULL, robots_status INTEGER, robots_body TEXT,
+  delay_ms REAL NOT NULL, next_fetch_at REAL NOT NULL DEFAULT 0, reserved_by INTEGER NOT NULL DEFAULT 0, reserved_until REAL NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS queue (
+  id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, key TEXT NOT NULL, url TEXT NOT NULL, depth INTEGER NOT NULL,
+  state INTEGER NOT NULL DEFAULT 0, token INTEGER NOT NULL DEFAULT 0, lease_until REAL NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS queue_waiting ON queue (host_id, depth, id) WHERE state = 0;
+CREATE INDEX IF NOT EXISTS queue_claimed ON queue (lease_until) WHERE state = 1;
+CREATE INDEX IF NOT EXISTS queue_open ON queue (depth) WHERE state < 2;
+`;
+
+interface Candidate {
+  hid: number;
+  origin: string;
+  robots_state: number;
+  robots_status: number | null;
+  robots_body: string | null;
+  delay_ms: number;
+  qid: number;
+  key: string;
+  url: string;
+  depth: number;
+}
+
+export interface SqliteClaimStoreOptions {
+  /** How long a call waits for another worker's transaction, ms (default 10,000). */
+  busyTimeoutMs?: number;
+  /** The clock shared by the workers (default: Date.now). */
+  now?: () => number;
+}
+
+export class SqliteClaimStore implements ClaimStore {
+  private readonly db: Database.Database;
+  private readonly now: () => number;
+  private readonly path: string;
+  private readonly s: Record<string, Database.Statement>;
+
+  constructor(path: string, options: SqliteClaimStoreOptions = {}) {
+    this.path = path;
+    this.now = options.now ?? Date.now;
+    try {
+      this.db = new Database(path, { timeout: options.busyTimeoutMs ?? 10_000 });
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.db.exec(SCHEMA);
+    } catch (err) {
+      throw new CrawlerError('ERR_STATE', `cannot open the frontier ${path}: ${(err as Error).message}`, { cause: err });
+    }
+    const p = (sql: string): Database.Statement => this.db.prepare(sql);
+    this.s = {
+      crawl: p('SELECT version, seed_key, max_depth, delay_ms, robots, last_doc FROM crawl WHERE id = 1'),
+      create: p('INSERT INTO crawl (id, version, seed_key, max_depth, delay_ms, robots) VALUES (1, ?, ?, ?, ?, ?)'),
+      seen: p('INSERT OR IGNORE INTO seen (key) VALUES (?)'),
+      host: p('INSERT OR IGNORE INTO hosts (origin, robots_state, delay_ms) VALUES (?, ?, ?)'),
+      hostId: p('SELECT id FROM hosts WHERE origin = ?').pluck(),
+      queue: p('INSERT INTO queue (host_id, key, url, depth) VALUES (?, ?, ?, ?)'),
+      floor: p('SELECT min(depth) FROM queue WHERE state < 2').pluck(),
+      candidate: p(`
+        SELECT h.id AS hid, h.origin, h.robots_state, h.robots_status, h.robots_body, h.delay_ms, q.id AS qid, q.key, q.url, q.depth
+        FROM hosts h JOIN queue q ON q.id = (
+          SELECT w.id FROM queue w WHERE w.host_id = h.id AND w.state = 0 AND (@floor IS NULL OR w.depth = @floor) ORDER BY w.depth, w.id LIMIT 1)
+        WHERE h.next_fetch_at <= @now AND h.reserved_until < @now
+        ORDER BY q.depth, h.next_fetch_at, h.id LIMIT 1`),
+      token: p('UPDATE crawl SET last_token = last_token + 1 WHERE id = 1 RETURNING last_token').pluck(),
+      reserve: p('UPDATE hosts SET reserved_by = ?, reserved_until = ? WHERE id = ?'),
+      robotsClaim: p('UPDATE hosts SET robots_state = 1, reserved_by = ?, reserved_until = ? WHERE id = ?'),
+      pageClaim: p('UPDATE queue SET state = 1, token = ?, lease_until = ? WHERE id = ?'),
+      reap: p('UPDATE queue SET state = 0, token = 0 WHERE state = 1 AND lease_until < ?'),
+      free: p(`SELECT min(max(h.next_fetch_at, h.reserved_until)) FROM hosts h
+        WHERE EXISTS (SELECT 1 FROM queue w WHERE w.host_id = h.id AND w.state = 0 AND (@floor IS NULL OR w.depth = @floor))`).pluck(),
+      lease: p('SELECT min(lease_until) FROM queue WHERE state = 1').pluck(),
+      pageDone: p('UPDATE queue SET state = 2 WHERE id = ? AND token = ? AND state = 1'),
+      pageBack: p('UPDATE queue SET state = 0, token = 0 WHERE id = ? AND token = ? AND state = 1'),
+      hostDone: p(`UPDATE hosts SET next_fetch_at = CASE WHEN @started IS NULL THEN next_fetch_at ELSE max(next_fetch_at, @started + delay_ms) END,
+        reserved_until = CASE WHEN reserved_by = @token THEN 0 ELSE reserved_until END,
+        reserved_by = CASE WHEN reserved_by = @token THEN 0 ELSE reserved_by END WHERE origin = @origin`),
+      robotsDone: p(`UPDATE hosts SET robots_state = 2, robots_status = @status, robots_body = @body, delay_ms = @delay,
+        next_fetch_at = CASE WHEN @started IS NULL THEN next_fetch_at ELSE max(next_fetch_at, @started + @delay) END, reserved_by = 0, reserved_until = 0
+        WHERE origin = @origin AND robots_state = 1 AND reserved_by = @token`),
+      robotsBack: p('UPDATE hosts SET robots_state = 0 WHERE origin = ? AND robots_state = 1 AND reserved_by = ?'),
+      unreserve: p('UPDATE hosts SET reserved_by = 0, reserved_until = 0 WHERE origin = ? AND reserved_by = ?'),
+      doc: p('UPDATE crawl SET last_doc = last_doc + 1 WHERE id = 1 RETURNING last_doc').pluck(),
+      lastDoc: p('SELECT last_doc FROM crawl WHERE id = 1').pluck(),
+    };
+  }
+
+  /** Runs `step` as one BEGIN IMMEDIATE transaction; a database failure becomes one clear ERR_STATE. */
+  private tx<T>(step: () => T): T {
+    try {
+      return this.db.transaction(step).immediate();
+    } catch (err) {
+      if (err instanceof CrawlerError) throw err;
+      throw new CrawlerError('ERR_STATE', `frontier ${this.path}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  async open(config: ClaimCrawlConfig): Promise<{ created: boolean }> {
+    return this.tx(() => {
+      const row = this.stmt('crawl').get() as { version: number; seed_key: string; max_depth: number; delay_ms: number; robots: number } | undefined;
+      if (row !== undefined) {
+        if (row.version !== SCHEMA_VERSION) throw new CrawlerError('ERR_STATE', `frontier ${this.path} holds a crawl of another version (${row.version}); use a new file`);
+        const existing: ClaimCrawlConfig = { seed: { ...config.seed, key: row.seed_key }, maxDepth: row.max_depth, delayMs: row.delay_ms, robots: row.robots === 1 };
+        const diff = configMismatch(existing, config);
+        if (diff !== undefined) throw new CrawlerError('ERR_STATE', `frontier ${this.path} holds another crawl: ${diff}`);
+        return { created: false };
+      }
+      this.stmt('create').run(SCHEMA_VERSION, config.seed.key, config.maxDepth, config.delayMs, config.robots ? 1 : 0);
+      this.addUnlocked([config.seed]);
+      return { created: true };
+    });
+  }
+
+  private stmt(name: string): Database.Statement {
+    return this.s[name] as Database.Statement;
+  }
+
+  private addUnlocked(entries: readonly ClaimEntry[]): boolean[] {
+    const inserted = new Set<string>();
+    let crawl: { robots: number; delay_ms: number } | undefined;
+    for (const e of entries) {
+      if (this.stmt('seen').run(e.key).changes === 0) continue;
+      inserted.add(e.key);
+      crawl ??= this.stmt('crawl').get() as { robots: number; delay_ms: number };
+      this.stmt('host').run(e.origin, crawl.robots === 1 ? 0 : 2, crawl.delay_ms);
+      this.stmt('queue').run(this.stmt('hostId').get(e.origin), e.key, e.url, e.depth);
+    }
+    return markAdded(entries, inserted);
+  }
+
+  async add(entries: readonly ClaimEntry[]): Promise<boolean[]> {
+    if (entries.length === 0) return [];
+    return this.tx(() => this.addUnlocked(entries));
+  }
+
+  async claim(options: ClaimOptions): Promise<ClaimResult> {
+    return this.tx((): ClaimResult => {
+      const now = this.now();
+      const floor = options.strictBfs ? ((this.stmt('floor').get() as number | null) ?? null) : null;
+      let c = this.stmt('candidate').get({ floor, now }) as Candidate | undefined;
+      if (c === undefined && this.stmt('reap').run(now).changes > 0) c = this.stmt('candidate').get({ floor, now }) as Candidate | undefined;
+      if (c === undefined) {
+        const free = (this.stmt('free').get({ floor }) as number | null) ?? (this.stmt('lease').get() as number | null);
+        return free === null ? { done: true } : { waitMs: clampWait(free - now) };
+      }
+      const token = this.stmt('token').get() as number;
+      const until = now + options.leaseMs;
+      if (c.robots_state !== 2) {
+        this.stmt('robotsClaim').run(token, until, c.hid);
+        const url = robotsUrlOf(c.origin);
+        return { claim: { kind: 'robots', id: c.hid, token, origin: c.origin, key: url, url, depth: c.depth, delayMs: c.delay_ms, robots: undefined, clock: now } };
+      }
+      this.stmt('pageClaim').run(token, until, c.qid);
+      // A host with no interval is not held: any number of workers may fetch it at once.
+      if (c.delay_ms > 0) this.stmt('reserve').run(token, until, c.hid);
+      const robots = c.robots_status === null ? undefined : { status: c.robots_status, body: c.robots_body ?? '' };
+      return { claim: { kind: 'page', id: c.qid, token, origin: c.origin, key: c.key, url: c.url, depth: c.depth, delayMs: c.delay_ms, robots, clock: now } };
+    });
+  }
+
+  async complete(claim: Claim, c: Completion): Promise<CompletionResult> {
+    return this.tx((): CompletionResult => {
+      const started = c.startedAt ?? null;
+      let added: boolean[] = [];
+      if (claim.kind === 'page') {
+        if (this.stmt('pageDone').run(claim.id, claim.token).changes === 0) return lostLease(c);
+        added = this.addUnlocked(c.links);
+        this.stmt('hostDone').run({ started, token: claim.token, origin: claim.origin });
+      } else {
+        const r = c.robots ?? { answer: { status: 0, body: '' }, delayMs: claim.delayMs };
+        if (this.stmt('robotsDone').run({ status: r.answer.status, body: r.answer.body, delay: r.delayMs, started, origin: claim.origin, token: claim.token }).changes === 0) return lostLease(c);
+      }
+      const documentId = c.saved ? (this.stmt('doc').get() as number) : undefined;
+      return { ok: true, documentId, added };
+    });
+  }
+
+  async release(claim: Claim): Promise<void> {
+    this.tx(() => {
+      if (claim.kind === 'page') this.stmt('pageBack').run(claim.id, claim.token);
+      else this.stmt('robotsBack').run(claim.origin, claim.token);
+      this.stmt('unreserve').run(claim.origin, claim.token);
+    });
+  }
+
+  async lastDocumentId(): Promise<number> {
+    return (this.stmt('lastDoc').get() as number | undefined) ?? 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The shared frontier: a crawl that several workers (processes, on one
+ * machine or many) run together. Where `FrontierStore` hands one process its
+ * next URL in strict order, a `ClaimStore` hands any worker the next URL that
+ * may be fetched *now*: the host's delay has passed and no other worker holds
+ * the host. Three implementations run one contract suite
+ * (test/frontier/claim-contract.test.ts): in memory (tests), SQLite (workers
+ * on one machine sharing a file) and PostgreSQL (workers anywhere).
+ *
+ * The life of a URL: `add` (seen once, ever: de-duplication is by identity
+ * key) -> `claim` (leased to one worker; the host is reserved) -> the worker
+ * fetches it -> `complete` (its links added, the host's next fetch time set
+ * from the request start, a document ID taken if the page was saved) or
+ * `release` (given back untouched, e.g. on a stop signal). A worker that dies
+ * holding a claim loses it when the lease runs out; the URL is then claimed
+ * again (fetched twice, saved once: the late `complete` of the dead lease is
+ * refused).
+ *
+ * robots.txt is part of the frontier: before the first URL of a host is
+ * handed out, the host's robots.txt is (`kind: 'robots'`), through the same
+ * claim, lease and delay; its answer is kept on the host, and every claim of
+ * that host carries it, so every worker obeys the same rules and Crawl-delay.
+ *
+ * Time: a store has one clock for all its workers (PostgreSQL's, or the
+ * machine's wall clock). `claim` says what that clock read; a worker turns
+ * its own monotonic measurements into the store's time from there (see
+ * `storeTime`), so the next fetch time is stamped from the request start, not
+ * from the claim.
+ */
+
+/** What a crawl is; workers joining a crawl must agree on it. */
+export interface ClaimCrawlConfig {
+  /** The seed, queued when the crawl is created (depth 0 for crawler). */
+  seed: ClaimEntry;
+  maxDepth: number;
+  /** The crawl-wide least time between request starts to one host, in ms. */
+  delayMs: number;
+  /** When false, hosts need no robots.txt item and are ready at once. */
+  robots: boolean;
+}
+
+/** A URL to add: its identity key, href, depth, and its host's politeness key (`HttpUrl.origin`). */
+export interface ClaimEntry {
+  key: string;
+  url: string;
+  depth: number;
+  origin: string;
+}
+
+/** A host's robots.txt as fetched: the final status (0 when none arrived) and the body text. */
+export interface StoredRobots {
+  status: number;
+  body: string;
+}
+
+/** A URL (or a host's robots.txt) leased to one worker. */
+export interface Claim {
+  kind: 'page' | 'robots';
+  /** The store's handle of this claim (opaque). */
+  readonly id: number;
+  /** The lease token: a later claim of the same URL gets another. */
+  readonly token: number;
+  origin: string;
+  /** For `robots`, the origin's `/robots.txt` URL. */
+  key: string;
+  url: string;
+  /** For `robots`, the depth of the host's shallowest waiting URL. */
+  depth: number;
+  /** The host's least interval between request starts (max of the crawl's delay and its Crawl-delay), ms. */
+  delayMs: number;
+  /** The host's robots.txt (for `page` claims; undefined when the crawl ignores robots). */
+  robots: StoredRobots | undefined;
+  /** The store's clock when the claim was made, in ms. */
+  clock: number;
+}
+
+/** What `claim` gives: a claim, a time to wait before asking again, or the end of the crawl. */
+export type ClaimResult = { claim: Claim } | { waitMs: number } | { done: true };
+
+/** How a claim ended. */
+export interface Completion {
+  /** The request start of the claim's (last) request, in the store's time; undefined when nothing was sent. */
+  startedAt: number | undefined;
+  /** Links found, in document order (only those to queue: in scope, below maxDepth). */
+  links: readonly ClaimEntry[];
+  /** True when the page was saved: a document ID is taken. */
+  saved: boolean;
+  /** For a `robots` claim: what robots.txt answered, and the host's interval from now on (ms). */
+  robots?: { answer: StoredRobots; delayMs: number };
+}
+
+export interface CompletionResult {
+  /** False when the lease was lost (another worker holds the URL now): nothing was recorded. */
+  ok: boolean;
+  /** The document ID taken (when `saved` and `ok`). */
+  documentId: number | undefined;
+  /** For each link, in order: true when it was new (queued), false for a duplicate. */
+  added: boolean[];
+}
+
+export interface ClaimOptions {
+  /** Most time a worker may hold a claim before it is given to another, ms. */
+  leaseMs: number;
+  /** Finish each depth before the next is claimed (strict breadth first across workers). */
+  strictBfs: boolean;
+}
+
+export interface ClaimStore {
+  /**
+   * Creates the crawl, or joins it when it exists (then `config` must match:
+   * ERR_STATE names the difference). The seed is queued on creation.
+   * Resolves with `created` true for the worker that created it.
+   */
+  open(config: ClaimCrawlConfig): Promise<{ created: boolean }>;
+  /** Queues the entries that were never seen; says which were new, in order. */
+  add(entries: readonly ClaimEntry[]): Promise<boolean[]>;
+  /**
+   * The next URL that may be fetched now: from the ready, unreserved host
+   * with the shallowest waiting URL (ties: the earliest next fetch time), its
+   * shallowest, oldest URL; a host whose robots.txt is not known yet gives
+   * that first. `waitMs` when nothing is ready yet (or claims are out that
+   * may add more); `done` when nothing is waiting and no claim is out.
+   */
+  claim(options: ClaimOptions): Promise<ClaimResult>;
+  /** Ends a claim (see Completion). A completion after the lease was lost is refused (`ok` false). */
+  complete(claim: Claim, completion: Completion): Promise<CompletionResult>;
+  /** Gives a claim back unfetched (a stop signal): the URL waits again, and the host is free. */
+  release(claim: Claim): Promise<void>;
+  /** The highest document ID taken so far. */
+  lastDocumentId(): Promise<number>;
+  /** Releases the connection or file. */
+  close(): Promise<void>;
+}
+
+/** Default lease: longer than a whole request may take (connect 10 s + response 30 s), with room. */
+export const DEFAULT_LEASE_MS = 120_000;
+
+/** Longest wait `claim` asks for, so a worker sees new work (or a lost lease) soon. */
+export const MAX_CLAIM_WAIT_MS = 250;
+
+/**
+ * Marks, in order, which entries are new given the set of keys the store
+ * inserted: the first occurrence of an inserted key is new, a repeat on the
+ * same page is a duplicate.
+ */
+export function markAdded(entries: readonly ClaimEntry[], inserted: ReadonlySet<string>): boolean[] {
+  const taken = new Set<string>();
+  return entries.map((e) => {
+    if (!inserted.has(e.key) || taken.has(e.key)) return false;
+    taken.add(e.key);
+    return true;
+  });
+}
+
+/** The robots.txt URL of an origin. */
+export function robotsUrlOf(origin: string): string {
+  return `${origin}/robots.txt`;
+}
+
+/** Turns a local monotonic time into the store's clock, given the claim made after `localBefore`. */
+export function storeTime(claim: Claim, localBefore: number, localAt: number): number {
+  // localBefore was read before the claim was sent, so the store's clock read
+  // later than it: this over-estimates, and an over-estimated request start
+  // only makes the next one to the host later, never earlier.
+  return claim.clock + (localAt - localBefore);
+}
+
+/** A wait as `claim` asks for it: whole ms, at least 1, at most MAX_CLAIM_WAIT_MS. */
+export function clampWait(ms: number): number {
+  return Math.min(MAX_CLAIM_WAIT_MS, Math.max(1, Math.ceil(ms)));
+}
+
+/** The answer to a completion whose lease was lost: nothing recorded. */
+export function lostLease(c: Completion): CompletionResult {
+  return { ok: false, documentId: undefined, added: c.links.map(() => false) };
+}
+
+/** How `b` differs from the crawl `a` (for joining workers), or undefined when they agree. */
+export function configMismatch(a: ClaimCrawlConfig, b: ClaimCrawlConfig): string | undefined {
+  if (a.seed.key !== b.seed.key) return `it crawls ${a.seed.key}, not ${b.seed.key}`;
+  if (a.maxDepth !== b.maxDepth) return `its maxDepth is ${a.maxDepth}, not ${b.maxDepth}`;
+  if (a.delayMs !== b.delayMs) return `its delay is ${a.delayMs / 1000} s, not ${b.delayMs / 1000} s`;
+  if (a.robots !== b.robots) return a.robots ? 'it obeys robots.txt (drop --ignore-robots)' : 'it ignores robots.txt (add --ignore-robots)';
+  return undefined;
+}

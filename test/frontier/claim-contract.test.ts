@@ -1,0 +1,307 @@
+/**
+ * One contract suite over every ClaimStore (memory, SQLite, PostgreSQL): the
+ * shared frontier that several workers run one crawl through. Each store is
+ * opened as two handles on one crawl where it can be shared (SQLite: two
+ * connections to one file; PostgreSQL: two pools on one database), so what
+ * one worker does is seen by the other.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Claim, ClaimCrawlConfig, ClaimEntry, ClaimResult, ClaimStore, Completion } from '../../src/frontier/claim-store.js';
+import { MemoryClaimStore } from '../../src/frontier/claim-memory.js';
+import { PostgresClaimStore } from '../../src/frontier/claim-postgres.js';
+import { SqliteClaimStore } from '../../src/frontier/claim-sqlite.js';
+import { isCrawlerError } from '../../src/errors.js';
+import { freshDatabase, pgSkipReason } from '../helpers/postgres.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const A = 'http://127.0.0.1:8001';
+const B = 'http://127.0.0.1:8002';
+const e = (origin: string, path: string, depth: number): ClaimEntry => ({ key: `${origin}${path}`, url: `${origin}${path}`, depth, origin });
+
+function config(over: Partial<ClaimCrawlConfig> = {}): ClaimCrawlConfig {
+  return { seed: e(A, '/', 0), maxDepth: 5, delayMs: 0, robots: false, ...over };
+}
+
+const dirs = useTempDirs();
+const opts = { leaseMs: 60_000, strictBfs: false };
+
+/** Two handles on one crawl. */
+interface Pair {
+  a: ClaimStore;
+  b: ClaimStore;
+}
+
+type Factory = () => Promise<Pair>;
+
+const opened: ClaimStore[] = [];
+const cleanups: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const s of opened) await s.close();
+  for (const c of cleanups) await c();
+});
+
+const factories: Array<[string, Factory, string | undefined]> = [
+  [
+    'memory',
+    async () => {
+      const m = new MemoryClaimStore();
+      return { a: m, b: m };
+    },
+    undefined,
+  ],
+  [
+    'sqlite',
+    async () => {
+      const file = `${dirs.temp('claims-')}/frontier.db`;
+      const a = new SqliteClaimStore(file);
+      const b = new SqliteClaimStore(file);
+      opened.push(a, b);
+      return { a, b };
+    },
+    undefined,
+  ],
+  [
+    'postgresql',
+    async () => {
+      const db = await freshDatabase();
+      const a = new PostgresClaimStore(db.url);
+      const b = new PostgresClaimStore(db.url);
+      cleanups.push(async () => {
+        await a.close();
+        await b.close();
+        await db.drop();
+      });
+      return { a, b };
+    },
+    pgSkipReason,
+  ],
+];
+
+function page(r: ClaimResult): Claim {
+  assert.ok('claim' in r, `expected a claim, got ${JSON.stringify(r)}`);
+  return r.claim;
+}
+
+const done = (over: Partial<Completion> = {}): Completion => ({ startedAt: undefined, links: [], saved: false, ...over });
+
+for (const [name, make, skip] of factories) {
+  describe(`ClaimStore contract: ${name}`, { skip }, () => {
+    test('open creates the crawl with its seed; a second worker joins; another crawl is refused', async () => {
+      const { a, b } = await make();
+      assert.deepEqual(await a.open(config()), { created: true });
+      assert.deepEqual(await b.open(config()), { created: false });
+      for (const other of [config({ maxDepth: 4 }), config({ seed: e(A, '/other', 0) }), config({ delayMs: 1000 }), config({ robots: true })]) {
+        await assert.rejects(b.open(other), (err: unknown) => isCrawlerError(err) && err.code === 'ERR_STATE' && /another crawl/.test(err.message));
+      }
+      const c = page(await b.claim(opts));
+      assert.equal(c.kind, 'page');
+      assert.equal(c.key, `${A}/`);
+      assert.equal(c.depth, 0);
+    });
+
+    test('add de-duplicates by key: across calls, within one call, and against the seed', async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      assert.deepEqual(await a.add([e(A, '/x', 1), e(A, '/y', 1), e(A, '/x', 1), e(A, '/', 1)]), [true, true, false, false]);
+      assert.deepEqual(await b.add([e(A, '/y', 2), e(B, '/z', 2)]), [false, true]);
+      assert.deepEqual(await a.add([]), []);
+    });
+
+    test('claims come shallowest first, then oldest; each URL once; then done', async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      await a.add([e(A, '/d2', 2), e(A, '/d1a', 1), e(A, '/d1b', 1)]);
+      const order: string[] = [];
+      for (const s of [a, b, a, b]) {
+        const c = page(await s.claim(opts));
+        order.push(c.key.slice(A.length));
+        assert.equal((await s.complete(c, done())).ok, true);
+      }
+      assert.deepEqual(order, ['/', '/d1a', '/d1b', '/d2']);
+      assert.deepEqual(await a.claim(opts), { done: true });
+      assert.deepEqual(await b.claim(opts), { done: true });
+    });
+
+    test('links in a completion are queued in document order at their depth', async () => {
+      const { a } = await make();
+      await a.open(config());
+      const seed = page(await a.claim(opts));
+      const r = await a.complete(seed, done({ links: [e(A, '/2', 1), e(A, '/1', 1), e(A, '/2', 1), e(A, '/', 1)] }));
+      assert.deepEqual(r.added, [true, true, false, false]);
+      const keys: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const c = page(await a.claim(opts));
+        keys.push(c.key.slice(A.length));
+        assert.equal(c.depth, 1);
+        await a.complete(c, done());
+      }
+      assert.deepEqual(keys, ['/2', '/1']);
+    });
+
+    test('document IDs are 1..N in completion order, only for saved pages, shared by all workers', async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      await a.add([e(A, '/1', 1), e(A, '/2', 1), e(A, '/3', 1)]);
+      const ids: Array<number | undefined> = [];
+      for (const [s, saved] of [[a, true], [b, false], [b, true], [a, true]] as const) {
+        ids.push((await s.complete(page(await s.claim(opts)), done({ saved }))).documentId);
+      }
+      assert.deepEqual(ids, [1, undefined, 2, 3]);
+      assert.equal(await a.lastDocumentId(), 3);
+      assert.equal(await b.lastDocumentId(), 3);
+    });
+
+    test('a host with a delay is held by its claim, then waits out the delay from the request start', async () => {
+      const { a, b } = await make();
+      await a.open(config({ delayMs: 300 }));
+      await a.add([e(A, '/1', 1), e(B, '/b', 1)]);
+      const first = page(await a.claim(opts));
+      assert.equal(first.key, `${A}/`);
+      assert.equal(first.delayMs, 300);
+      // Host A is held: the other worker gets host B's URL, then nothing ready.
+      const other = page(await b.claim(opts));
+      assert.equal(other.origin, B);
+      const w = await b.claim(opts);
+      assert.ok('waitMs' in w && w.waitMs >= 1, JSON.stringify(w));
+      // The request started now: host A is free again 300 ms after it.
+      await a.complete(first, done({ startedAt: first.clock }));
+      const soon = await b.claim(opts);
+      assert.ok('waitMs' in soon && soon.waitMs > 0 && soon.waitMs <= 300, JSON.stringify(soon));
+      await sleep(320);
+      const next = page(await b.claim(opts));
+      assert.equal(next.key, `${A}/1`);
+      assert.ok(next.clock >= first.clock + 300, `claimed ${next.clock - first.clock} ms after the request start`);
+    });
+
+    test('a host with no delay is not held: two workers may fetch it at once', async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      await a.add([e(A, '/1', 1)]);
+      const one = page(await a.claim(opts));
+      const two = page(await b.claim(opts));
+      assert.notEqual(one.key, two.key);
+    });
+
+    test('robots.txt comes first for each host, its answer travels with every later claim, and its Crawl-delay holds', async () => {
+      const { a, b } = await make();
+      await a.open(config({ robots: true, delayMs: 10 }));
+      const r = page(await a.claim(opts));
+      assert.equal(r.kind, 'robots');
+      assert.equal(r.url, `${A}/robots.txt`);
+      assert.equal(r.depth, 0);
+      // Nothing of the host before its robots.txt is known.
+      const w = await b.claim(opts);
+      assert.ok('waitMs' in w, JSON.stringify(w));
+      const answer = { status: 200, body: 'User-agent: *\nDisallow: /private\nCrawl-delay: 0.2\n' };
+      const rr = await a.complete(r, done({ startedAt: r.clock, robots: { answer, delayMs: 200 } }));
+      assert.equal(rr.ok, true);
+      assert.equal(rr.documentId, undefined);
+      await sleep(220);
+      const seed = page(await b.claim(opts));
+      assert.equal(seed.kind, 'page');
+      assert.deepEqual(seed.robots, answer);
+      assert.equal(seed.delayMs, 200);
+      // A second host gets its own robots.txt item.
+      await b.complete(seed, done({ startedAt: seed.clock, links: [e(B, '/x', 1)] }));
+      const rb = page(await a.claim(opts));
+      assert.equal(rb.kind, 'robots');
+      assert.equal(rb.origin, B);
+    });
+
+    test('a lease that runs out gives the URL to another worker; the late completion is refused and saves nothing', async () => {
+      const { a, b } = await make();
+      await a.open(config({ delayMs: 50 }));
+      const lost = page(await a.claim({ leaseMs: 150, strictBfs: false }));
+      const early = await b.claim(opts);
+      assert.ok('waitMs' in early, 'the claim is still held');
+      await sleep(200);
+      const again = page(await b.claim(opts));
+      assert.equal(again.key, lost.key);
+      assert.notEqual(again.token, lost.token);
+      const late = await a.complete(lost, done({ saved: true, links: [e(A, '/late', 1)] }));
+      assert.deepEqual(late, { ok: false, documentId: undefined, added: [false] });
+      const ok = await b.complete(again, done({ saved: true, links: [e(A, '/late', 1)] }));
+      assert.deepEqual(ok, { ok: true, documentId: 1, added: [true] });
+    });
+
+    test('a robots.txt claim whose lease runs out is claimed again', async () => {
+      const { a, b } = await make();
+      await a.open(config({ robots: true }));
+      const r = page(await a.claim({ leaseMs: 100, strictBfs: false }));
+      await sleep(150);
+      const r2 = page(await b.claim(opts));
+      assert.equal(r2.kind, 'robots');
+      assert.equal((await a.complete(r, done({ robots: { answer: { status: 404, body: '' }, delayMs: 0 } }))).ok, false);
+      assert.equal((await b.complete(r2, done({ robots: { answer: { status: 404, body: '' }, delayMs: 0 } }))).ok, true);
+    });
+
+    test('release gives a claim back: the URL waits again and the host is free', async () => {
+      const { a, b } = await make();
+      await a.open(config({ delayMs: 1000 }));
+      const c = page(await a.claim(opts));
+      await a.release(c);
+      const again = page(await b.claim(opts));
+      assert.equal(again.key, c.key);
+      assert.equal((await a.complete(c, done())).ok, false);
+    });
+
+    test('while a claim is out and nothing waits, workers are told to wait, not that the crawl is done', async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      const c = page(await a.claim(opts));
+      const w = await b.claim(opts);
+      assert.ok('waitMs' in w && w.waitMs >= 1 && w.waitMs <= 250, JSON.stringify(w));
+      await a.complete(c, done());
+      assert.deepEqual(await b.claim(opts), { done: true });
+    });
+
+    test('strict breadth first: no URL of depth d+1 while one of depth d waits or is claimed', async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      await a.add([e(A, '/a1', 1), e(B, '/b2', 2)]);
+      const strict = { leaseMs: 60_000, strictBfs: true };
+      const seed = page(await a.claim(strict));
+      assert.equal(seed.depth, 0);
+      const w = await b.claim(strict);
+      assert.ok('waitMs' in w, `depth 1 and 2 wait for depth 0: ${JSON.stringify(w)}`);
+      // Without strict order, the depth-1 URL is ready while depth 0 is out.
+      const a1 = page(await b.claim(opts));
+      assert.equal(a1.key, `${A}/a1`);
+      await a.complete(seed, done());
+      const w2 = await a.claim(strict);
+      assert.ok('waitMs' in w2, `depth 2 waits for the claimed depth-1 URL: ${JSON.stringify(w2)}`);
+      await b.complete(a1, done());
+      assert.equal(page(await a.claim(strict)).key, `${B}/b2`);
+    });
+
+    test('many concurrent claimers: every URL is claimed once and IDs are 1..N without a gap', async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      const n = 60;
+      const link = (i: number): ClaimEntry => e(i % 2 === 0 ? A : B, `/p${i}`, 1);
+      await a.add(Array.from({ length: n }, (_, i) => link(i)));
+      const seen: string[] = [];
+      const ids: number[] = [];
+      const lane = async (s: ClaimStore): Promise<void> => {
+        for (;;) {
+          const r = await s.claim(opts);
+          if ('done' in r) return;
+          if ('waitMs' in r) {
+            await sleep(r.waitMs);
+            continue;
+          }
+          seen.push(r.claim.key);
+          const res = await s.complete(r.claim, done({ saved: true, links: [link(seen.length % n)] }));
+          ids.push(res.documentId as number);
+        }
+      };
+      await Promise.all([lane(a), lane(b), lane(a), lane(b)]);
+      // Every link completed is a duplicate: nothing is queued twice.
+      assert.equal(seen.length, n + 1);
+      assert.equal(new Set(seen).size, n + 1);
+      assert.deepEqual([...ids].sort((x, y) => x - y), Array.from({ length: n + 1 }, (_, i) => i + 1));
+    });
+  });
+}
