@@ -18,9 +18,11 @@ export interface FlagSpec {
   short?: string;
   /** Shown in help; the value used when the flag is absent. */
   default?: number | string | boolean;
+  /** May be given more than once: the values are collected, in order, into a string[] (strings only). */
+  repeatable?: boolean;
 }
 
-export type FlagValues = Record<string, number | string | boolean | undefined>;
+export type FlagValues = Record<string, number | string | boolean | string[] | undefined>;
 
 export interface ParsedArgs {
   flags: FlagValues;
@@ -77,7 +79,9 @@ export function parseArgs(argv: readonly string[], specs: readonly FlagSpec[]): 
     }
     const raw = inline ?? argv[++i];
     if (raw === undefined) throw new CrawlerError('ERR_INVALID_OPTION', `--${spec.name} needs a value (${spec.arg ?? 'VALUE'})`);
-    flags[spec.name] = convert(spec, raw);
+    const value = convert(spec, raw);
+    if (spec.repeatable === true) flags[spec.name] = [...((flags[spec.name] as string[] | undefined) ?? []), String(value)];
+    else flags[spec.name] = value;
   }
   return { flags, positionals };
 }

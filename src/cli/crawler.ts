@@ -10,7 +10,7 @@ import { HtmlLinkExtractor } from '../extract/html.js';
 import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { Politeness } from '../frontier/politeness.js';
 import type { FrontierEntry } from '../frontier/store.js';
-import { HttpClient } from '../http/client.js';
+import { HttpClient, type FetchResponse } from '../http/client.js';
 import { encodeTarget } from '../http/request.js';
 import { headerValue } from '../http/response-parser.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
@@ -18,10 +18,11 @@ import { checkPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
-import { prefixScope, sameOriginScope, type Scope } from '../url/scope.js';
+import { prefixesScope, sameOriginScope, type Scope } from '../url/scope.js';
 import { formatFlags, parseArgs, type FlagSpec } from './args.js';
 import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
 import { CrawlLog } from './crawl-log.js';
+import { leaseMsFrom, openClaimStore, runWorker, WORKER_FLAGS } from './crawler-worker.js';
 import { Progress } from './progress.js';
 import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
 
@@ -32,7 +33,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
   { name: 'delay', type: 'seconds', arg: 'SECONDS', default: 1, help: 'least time between request starts to the server (robots.txt Crawl-delay can raise it)' },
   { name: 'depth-limit', type: 'count', arg: 'N', default: DEFAULT_DEPTH_LIMIT, help: 'largest maxDepth accepted' },
-  { name: 'internal', type: 'string', arg: 'PREFIX', help: 'URLs starting with PREFIX are internal (default: same scheme, host and port as the seed)' },
+  { name: 'internal', type: 'string', arg: 'PREFIX', repeatable: true, help: 'URLs starting with PREFIX are internal; give it again for more servers (default: same scheme, host and port as the seed)' },
   { name: 'ignore-robots', type: 'boolean', help: 'do not fetch or obey robots.txt' },
   { name: 'max-pages', type: 'count', arg: 'N', help: 'stop after N responses (default: no limit)' },
   { name: 'user-agent', type: 'string', arg: 'TEXT', default: CRAWLER_USER_AGENT, help: 'User-Agent header and robots.txt agent' },
@@ -40,6 +41,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
   ...HTTP_FLAGS,
+  ...WORKER_FLAGS,
 ];
 
 export const CRAWLER_HELP = `Usage: crawler [options] seedURL pageDirectory maxDepth
@@ -96,11 +98,11 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   if (maxDepth > depthLimit) throw usage(`maxDepth ${depthText} is above the depth limit ${depthLimit} (--depth-limit N changes it)`);
   let scope: Scope;
   try {
-    scope = flags['internal'] !== undefined ? prefixScope(flags['internal'] as string) : sameOriginScope(seed);
+    scope = flags['internal'] !== undefined ? prefixesScope(flags['internal'] as string[]) : sameOriginScope(seed);
   } catch (err) {
     throw usage(`invalid --internal prefix: ${describeError(err)}`, 'ERR_INVALID_OPTION');
   }
-  if (!scope(seed)) throw usage(`seedURL ${seed.key} is not inside --internal ${String(flags['internal'])}`, 'ERR_INVALID_OPTION');
+  if (!scope(seed)) throw usage(`seedURL ${seed.key} is not inside --internal ${(flags['internal'] as string[]).join(' or ')}`, 'ERR_INVALID_OPTION');
   let parallel;
   try {
     parallel = concurrencyFrom(flags);
@@ -112,6 +114,18 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(userAgent)) throw usage('--user-agent must not contain control characters (CR, LF, NUL, TAB...)', 'ERR_INVALID_OPTION');
   if (userAgent.trim() === '') throw usage('--user-agent must not be empty', 'ERR_INVALID_OPTION');
+  const frontierSpec = flags['frontier'] as string | undefined;
+  if (frontierSpec === undefined) {
+    if (flags['strict-bfs'] === true) throw usage('--strict-bfs goes with --frontier (a private crawl is strictly breadth first already)', 'ERR_INVALID_OPTION');
+  } else if (flags['resume'] === true) {
+    throw usage('--resume does not go with --frontier: a shared crawl is joined (and so resumed) by running the same command again', 'ERR_INVALID_OPTION');
+  }
+  let leaseMs;
+  try {
+    leaseMs = leaseMsFrom(flags['lease'] as number);
+  } catch (err) {
+    throw usage(describeError(err), 'ERR_INVALID_OPTION');
+  }
   await checkPageDirectory(pageDir);
 
   const client = new HttpClient(clientOptionsFrom(flags, userAgent));
@@ -143,12 +157,57 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
             return result;
           },
         });
+  const quiet = flags['quiet'] === true;
+  const progress = new Progress(io, io.stderrIsTTY && (quiet || !io.stdoutIsTTY));
+  const log = new CrawlLog(io, flags['json'] === true ? 'json' : quiet ? 'quiet' : 'cs50');
+  const inScope = (url: HttpUrl): boolean => scope(url) && !hasNonHtmlExtension(url.path);
+  const extractor = new HtmlLinkExtractor();
+  /** Why a final response is not saved: only a 200 with an HTML (or no) Content-Type is. */
+  const rejectReason = (response: FetchResponse): string | undefined => {
+    if (response.status !== 200) return `(HTTP ${response.status})`;
+    const type = headerValue(response.headers, 'content-type');
+    return isHtmlContentType(type) ? undefined : `(not HTML: ${type})`;
+  };
+
+  if (frontierSpec !== undefined) {
+    let store;
+    try {
+      store = openClaimStore(frontierSpec, parallel.concurrency);
+    } catch (err) {
+      throw usage(describeError(err), 'ERR_INVALID_OPTION');
+    }
+    try {
+      return await runWorker({
+        io,
+        store,
+        seed,
+        pageDir,
+        maxDepth,
+        delayMs: (flags['delay'] as number) * 1000,
+        leaseMs,
+        strictBfs: flags['strict-bfs'] === true,
+        lanes: parallel.concurrency,
+        maxPages: flags['max-pages'] as number | undefined,
+        userAgent,
+        robotsFetch: flags['ignore-robots'] === true ? undefined : robotsFetch,
+        resolve,
+        inScope,
+        rejectReason,
+        extractor,
+        fetcher,
+        politeness,
+        log,
+        progress,
+      });
+    } finally {
+      client.close();
+      await store.close();
+    }
+  }
+
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth, resume: flags['resume'] === true });
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
-  const quiet = flags['quiet'] === true;
-  const progress = new Progress(io, io.stderrIsTTY && (quiet || !io.stdoutIsTTY));
-  const log = new CrawlLog(io, flags['json'] === true ? 'json' : flags['quiet'] === true ? 'quiet' : 'cs50');
   let panic: CrawlerError | undefined;
   const isSeed = (entry: FrontierEntry): boolean => entry.key === seed.key;
   const fail = (entry: FrontierEntry, url: HttpUrl, reason: string): void => {
@@ -158,16 +217,12 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
 
   const program: CrawlProgram = {
     resolveLink: resolve,
-    inScope: (url) => scope(url) && !hasNonHtmlExtension(url.path),
+    inScope,
     async onResponse(page: FetchedPage) {
       const { response, url, entry } = page;
-      if (response.status !== 200) {
-        fail(entry, url, `(HTTP ${response.status})`);
-        return 'done';
-      }
-      const type = headerValue(response.headers, 'content-type');
-      if (!isHtmlContentType(type)) {
-        fail(entry, url, `(not HTML: ${type})`);
+      const reject = rejectReason(response);
+      if (reject !== undefined) {
+        fail(entry, url, reject);
         return 'done';
       }
       frontier.recordDocument(await sink.save({ url: url.key, depth: page.depth, body: response.body }));
@@ -194,7 +249,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     maxDepth,
     maxRedirects,
     maxPages: flags['max-pages'] as number | undefined,
-    extractor: new HtmlLinkExtractor(),
+    extractor,
     fetcher,
     politeness,
     robots,

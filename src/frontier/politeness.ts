@@ -84,6 +84,11 @@ export class Politeness {
     };
   }
 
+  /** When the last request to `host` started (the clock's ms), or undefined when none has. */
+  lastStartOf(host: string): number | undefined {
+    return this.lastStart.get(host);
+  }
+
   /** Records that a request to `host` starts now. */
   stamp(host: string): void {
     this.lastStart.set(host, this.clock.now());

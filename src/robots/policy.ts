@@ -89,6 +89,18 @@ export function decodeRobotsBody(body: Buffer, maxBytes: number): string {
   return body.subarray(0, end).toString('utf8');
 }
 
+/**
+ * The rules a robots.txt answer gives: the parsed body for a 2xx (the first
+ * `maxBytes`, Crawl-delay capped at `maxCrawlDelay`), otherwise allow-all or
+ * disallow-all as the failure policy says.
+ */
+export function rulesFromAnswer(result: RobotsFetchResult, options: Required<Omit<RobotsPolicyOptions, 'fetch'>>): RobotsRules {
+  if ('status' in result && result.status >= 200 && result.status < 300) {
+    return RobotsRules.parse(decodeRobotsBody(result.body, options.maxBytes), options.userAgent).withMaxCrawlDelay(options.maxCrawlDelay);
+  }
+  return options.onFailure(result) === 'allow' ? RobotsRules.allowAll() : RobotsRules.disallowAll();
+}
+
 /** The robots.txt rules of each origin a crawl touches, fetched once each. */
 export class RobotsPolicy {
   readonly #options: Required<RobotsPolicyOptions>;
@@ -150,9 +162,6 @@ export class RobotsPolicy {
     } catch (error) {
       result = { error };
     }
-    if ('status' in result && result.status >= 200 && result.status < 300) {
-      return RobotsRules.parse(decodeRobotsBody(result.body, maxBytes), userAgent).withMaxCrawlDelay(maxCrawlDelay);
-    }
-    return onFailure(result) === 'allow' ? RobotsRules.allowAll() : RobotsRules.disallowAll();
+    return rulesFromAnswer(result, { userAgent, onFailure, maxBytes, maxCrawlDelay });
   }
 }

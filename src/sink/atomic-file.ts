@@ -25,8 +25,13 @@ function errorCode(err: unknown): string {
   return (err as NodeJS.ErrnoException).code ?? String(err);
 }
 
-/** Writes `chunks` to `dir/name` atomically. Throws ERR_WRITE naming the file. Returns the final path. */
-export function writeFileAtomicSync(dir: string, name: string, chunks: readonly Uint8Array[], options: { fsync?: boolean } = {}): string {
+/**
+ * Writes `chunks` to a new temporary file in `dir` (created exclusively,
+ * never through a symlink) and returns its path: the first half of an atomic
+ * write, for a caller that learns the final name later (a document ID taken
+ * from a shared frontier). Throws ERR_WRITE naming `dir/name`.
+ */
+export function stageFileSync(dir: string, name: string, chunks: readonly Uint8Array[], options: { fsync?: boolean } = {}): string {
   const finalPath = join(dir, name);
   const tempPath = join(dir, `${TEMP_PREFIX}${process.pid}-${++counter}-${name}`);
   let fd: number;
@@ -50,8 +55,7 @@ export function writeFileAtomicSync(dir: string, name: string, chunks: readonly 
     if (options.fsync === true) fsyncSync(fd);
     closeSync(fd);
     fd = -1;
-    renameSync(tempPath, finalPath);
-    return finalPath;
+    return tempPath;
   } catch (err) {
     if (fd !== -1) {
       try {
@@ -60,13 +64,35 @@ export function writeFileAtomicSync(dir: string, name: string, chunks: readonly 
         // already failing: the write error is the one to report
       }
     }
-    try {
-      unlinkSync(tempPath);
-    } catch {
-      // nothing left to remove
-    }
+    discardStagedSync(tempPath);
     throw new CrawlerError('ERR_WRITE', `cannot write ${finalPath}: ${errorCode(err)}`, { cause: err });
   }
+}
+
+/** Renames a staged file to `dir/name` (a planted symlink there is replaced, not followed). Throws ERR_WRITE; the staged file is then removed. */
+export function publishStagedSync(tempPath: string, dir: string, name: string): string {
+  const finalPath = join(dir, name);
+  try {
+    renameSync(tempPath, finalPath);
+    return finalPath;
+  } catch (err) {
+    discardStagedSync(tempPath);
+    throw new CrawlerError('ERR_WRITE', `cannot write ${finalPath}: ${errorCode(err)}`, { cause: err });
+  }
+}
+
+/** Removes a staged file; nothing happens when it is gone already. */
+export function discardStagedSync(tempPath: string): void {
+  try {
+    unlinkSync(tempPath);
+  } catch {
+    // nothing left to remove
+  }
+}
+
+/** Writes `chunks` to `dir/name` atomically. Throws ERR_WRITE naming the file. Returns the final path. */
+export function writeFileAtomicSync(dir: string, name: string, chunks: readonly Uint8Array[], options: { fsync?: boolean } = {}): string {
+  return publishStagedSync(stageFileSync(dir, name, chunks, options), dir, name);
 }
 
 /** The same, as a promise (rejects with ERR_WRITE). */

@@ -10,7 +10,7 @@ import { constants } from 'node:fs';
 import { access, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
-import { TEMP_PREFIX, writeFileAtomic } from './atomic-file.js';
+import { discardStagedSync, publishStagedSync, stageFileSync, TEMP_PREFIX, writeFileAtomic } from './atomic-file.js';
 
 /** The marker file that says "a crawler wrote this directory". */
 export const MARKER = '.crawler';
@@ -22,6 +22,18 @@ export interface TsePage {
   url: string;
   depth: number;
   body: Buffer;
+}
+
+/** A page written under a temporary name, waiting for its ID. */
+export interface StagedPage {
+  /** Renames it to `DIR/id`. Throws ERR_WRITE. */
+  publish(id: number): void;
+  /** Removes it. */
+  discard(): void;
+}
+
+function pageChunks(page: TsePage): Uint8Array[] {
+  return [Buffer.from(`${page.url}\n${page.depth}\n`, 'utf8'), page.body];
 }
 
 /** Checks that `dir` exists and is a writable directory; the error names what is wrong. */
@@ -58,17 +70,41 @@ export class TsePageDirectory {
     return this.nextId;
   }
 
+  private async mark(): Promise<void> {
+    if (this.markerWritten) return;
+    // Atomically, like the pages: a symlink planted under the marker's name is replaced, never followed.
+    await writeFileAtomic(this.dir, MARKER, [Buffer.from('polite-crawler page directory\n')]);
+    this.markerWritten = true;
+  }
+
   /** Saves a page under the next ID. Resolves with the ID once the file is in place. */
   async save(page: TsePage): Promise<number> {
-    if (!this.markerWritten) {
-      // Atomically, like the pages: a symlink planted under the marker's name is replaced, never followed.
-      await writeFileAtomic(this.dir, MARKER, [Buffer.from('polite-crawler page directory\n')]);
-      this.markerWritten = true;
-    }
+    await this.mark();
     const id = this.nextId++;
-    const head = Buffer.from(`${page.url}\n${page.depth}\n`, 'utf8');
-    await writeFileAtomic(this.dir, String(id), [head, page.body], { fsync: this.fsync });
+    await writeFileAtomic(this.dir, String(id), pageChunks(page), { fsync: this.fsync });
     return id;
+  }
+
+  /**
+   * Writes a page whose ID is not known yet (a shared frontier gives it once
+   * the page is recorded): `publish` then puts it under its ID, `discard`
+   * drops it. Until then it has only a temporary name, so a crash leaves no
+   * page file.
+   */
+  async stage(page: TsePage): Promise<StagedPage> {
+    await this.mark();
+    const path = stageFileSync(this.dir, 'staged', pageChunks(page), { fsync: this.fsync });
+    return {
+      publish: (id) => void publishStagedSync(path, this.dir, String(id)),
+      discard: () => discardStagedSync(path),
+    };
+  }
+
+  /** Removes the temporary files a crash left (only when no other writer is at work in the directory). */
+  async removeTemporary(): Promise<void> {
+    for (const name of await readdir(this.dir)) {
+      if (name.startsWith(TEMP_PREFIX)) await unlink(join(this.dir, name)).catch(() => undefined);
+    }
   }
 
   /**

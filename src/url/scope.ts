@@ -24,5 +24,11 @@ export function prefixScope(prefix: string): Scope {
   return (url) => url.key.startsWith(key);
 }
 
+/** Internal when any of the prefixes says so (see prefixScope). Throws for an invalid prefix. */
+export function prefixesScope(prefixes: readonly string[]): Scope {
+  const scopes = prefixes.map(prefixScope);
+  return (url) => scopes.some((s) => s(url));
+}
+
 /** Every http(s) URL is in scope (KeywordHunter follows links to any host). */
 export const anyScope: Scope = () => true;
