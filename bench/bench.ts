@@ -9,6 +9,9 @@
  *   extract     link extraction alone on the generated pages, MB/s
  *   politeness  ./crawler --delay 0.05 over 100 pages: overhead vs N*D
  *   hosts       ./KeywordHunter over 4 hosts with Crawl-delay 0.5 vs 5 s
+ *   scale       crawler workers sharing a PostgreSQL frontier (1, 2, 4 workers on
+ *               1 and 100 hosts) beside the private crawl, and the shared
+ *               SQLite store with 1,000,000 URLs known (scale-bench.ts)
  *   profile     (only when asked) ./crawler under node --cpu-prof on the site
  *
  * Options: --pages N, --rounds N, --quick (1,000 pages, 1 round, shorter
@@ -32,10 +35,11 @@ import { benchExtractors } from './extract-bench.js';
 import { haveGnuTime, runMeasured } from './measure.js';
 import { hostsSection, khHasFlag, politenessSection } from './polite-bench.js';
 import { formatResults, type Results } from './report.js';
+import { scaleSection } from './scale-bench.js';
 import { freePort, startSiteServer, type SiteServer } from './servers.js';
 import { generateSite, type Site } from './site.js';
 
-const SECTIONS = ['crawl', 'ceiling', 'extract', 'politeness', 'hosts', 'profile'] as const;
+const SECTIONS = ['crawl', 'ceiling', 'extract', 'politeness', 'hosts', 'scale', 'profile'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Options {
@@ -95,7 +99,7 @@ function parseOptions(argv: string[]): Options {
 
 function sectionsOf(o: Options): Section[] {
   if (o.only !== undefined) return o.only.includes('profile') && o.profile === undefined ? (o.profile = '/tmp/prof', o.only) : o.only;
-  const base: Section[] = ['crawl', 'ceiling', 'extract', 'politeness', 'hosts'];
+  const base: Section[] = ['crawl', 'ceiling', 'extract', 'politeness', 'hosts', 'scale'];
   return o.profile !== undefined ? [...base, 'profile'] : base;
 }
 
@@ -257,6 +261,12 @@ async function main(): Promise<void> {
         if (h.available && !h.ok) results.problems.push(`hosts ${h.variant}: check failed (${h.pageLines} PAGE lines, NOT_FOUND ${h.notFound}, ${h.note ?? ''})`);
       }
       results.hosts = runs;
+    }
+    if (sections.includes('scale')) {
+      const pages = o.quick ? 500 : 2000;
+      log(`\n[scale] crawler workers sharing one PostgreSQL frontier, ${pages} pages, delay 0`);
+      results.scale = await scaleSection({ pages, quick: o.quick, log });
+      for (const r of results.scale.rows) if (r.pages !== pages) results.problems.push(`scale: ${r.frontier} ${r.hosts} host(s) ${r.workers} worker(s) saved ${r.pages} of ${pages} pages`);
     }
   } finally {
     await cleanup();

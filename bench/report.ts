@@ -3,6 +3,7 @@
  * printed at the end of a run.
  */
 import type { CeilingResult } from './ceiling.js';
+import { formatScale, type ScaleResults } from './scale-bench.js';
 import type { CrawlSection } from './crawl-bench.js';
 import type { BenchResult } from './extract-bench.js';
 import type { HostsRun, PolitenessResult } from './polite-bench.js';
@@ -53,6 +54,7 @@ export interface Results {
   extract?: { pages: number; megabytes: number; seconds: number; results: BenchResult[] };
   politeness?: PolitenessResult;
   hosts?: HostsRun[];
+  scale?: ScaleResults;
   profile?: ProfileSummary & { command: string; wallSeconds: number; pages: number };
   problems: string[];
 }
@@ -114,6 +116,7 @@ export function formatResults(r: Results): string {
     }
     out.push('', table(rows));
   }
+  if (r.scale) out.push('', ...formatScale(r.scale));
   if (r.profile) {
     out.push('', `profile (${r.profile.command}): ${r.profile.pages} pages in ${f(r.profile.wallSeconds, 2)} s; top self time:`);
     for (const t of r.profile.top.slice(0, 10)) out.push(`  ${f(t.selfPercent).padStart(5)} %  ${t.name} (${t.location})`);

@@ -26,7 +26,12 @@ function peakKb(pid: number): number {
   }
 }
 
-export async function measureFrontierMemory(links = LINKS): Promise<{ urls: number; pages: number; seconds: number; peakRssMB: number }> {
+/**
+ * Crawls the generated site to depth 2 with --max-pages 1 + `links`, so
+ * `links`^2 URLs are queued; `extraArgs` go before the positionals (e.g.
+ * `--frontier sqlite:FILE` to measure the shared store instead).
+ */
+export async function measureFrontierMemory(links = LINKS, extraArgs: string[] = []): Promise<{ urls: number; pages: number; seconds: number; peakRssMB: number }> {
   const server = createServer((req, res) => {
     const m = /^\/p\/([0-9]+)\.html$/.exec(req.url ?? '');
     if (m === null) {
@@ -43,7 +48,7 @@ export async function measureFrontierMemory(links = LINKS): Promise<{ urls: numb
   const dir = mkdtempSync(join(tmpdir(), 'measure-memory-'));
   const pages = 1 + links;
   const started = performance.now();
-  const child = spawn(join(root, 'crawler'), ['--delay', '0', '--quiet', '--ignore-robots', '--max-pages', String(pages), `http://127.0.0.1:${port}/p/0.html`, dir, '2'], {
+  const child = spawn(join(root, 'crawler'), ['--delay', '0', '--quiet', '--ignore-robots', '--max-pages', String(pages), ...extraArgs, `http://127.0.0.1:${port}/p/0.html`, dir, '2'], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   // The wrapper execs node, so the pid is the crawler's own.

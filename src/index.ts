@@ -30,6 +30,11 @@ export { Politeness } from './frontier/politeness.js';
 export { MemoryFrontier } from './frontier/memory-store.js';
 export { SqliteFrontier } from './frontier/sqlite-store.js';
 export type { FrontierStore, FrontierEntry } from './frontier/store.js';
+export { MemoryClaimStore } from './frontier/claim-memory.js';
+export { SqliteClaimStore } from './frontier/claim-sqlite.js';
+export { PostgresClaimStore } from './frontier/claim-postgres.js';
+export { DEFAULT_LEASE_MS } from './frontier/claim-store.js';
+export type { ClaimStore, Claim, ClaimCrawlConfig, ClaimEntry, ClaimOptions, ClaimResult, Completion, CompletionResult, StoredRobots } from './frontier/claim-store.js';
 
 export { TsePageDirectory } from './sink/tse-pagedir.js';
 export { OutputDirSink } from './sink/output-dir.js';
@@ -37,3 +42,5 @@ export { OutputDirSink } from './sink/output-dir.js';
 export { Crawl } from './engine/crawl.js';
 export type { CrawlOptions, CrawlProgram, CrawlEvents, CrawlSummary, LinkAction } from './engine/crawl.js';
 export { PoliteFetcher } from './engine/polite-fetch.js';
+export { Worker } from './engine/worker.js';
+export type { WorkerOptions, WorkerProgram, WorkerReport, WorkerSummary, LinkReport } from './engine/worker.js';

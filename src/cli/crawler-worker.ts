@@ -11,8 +11,6 @@ import { Worker, type WorkerProgram, type WorkerReport, type WorkerSummary } fro
 import type { PoliteFetcher } from '../engine/polite-fetch.js';
 import type { LinkExtractor } from '../extract/types.js';
 import { DEFAULT_LEASE_MS, type ClaimStore } from '../frontier/claim-store.js';
-import { PostgresClaimStore } from '../frontier/claim-postgres.js';
-import { SqliteClaimStore } from '../frontier/claim-sqlite.js';
 import type { Politeness } from '../frontier/politeness.js';
 import { CRAWLER_FAILURE_POLICY, decodeRobotsBody, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES, rulesFromAnswer, type RobotsFetcher } from '../robots/policy.js';
 import { TsePageDirectory } from '../sink/tse-pagedir.js';
@@ -29,11 +27,17 @@ export const WORKER_FLAGS: readonly FlagSpec[] = [
   { name: 'strict-bfs', type: 'boolean', help: 'with --frontier: finish each depth before any worker takes a deeper URL' },
 ];
 
-/** Opens the store a --frontier value names. */
-export function openClaimStore(spec: string, lanes: number): ClaimStore {
-  if (/^postgres(ql)?:\/\//i.test(spec)) return new PostgresClaimStore(spec, { maxConnections: lanes + 1 });
+/** Opens the store a --frontier value names (its module is loaded only then: a private crawl never loads pg). */
+export async function openClaimStore(spec: string, lanes: number): Promise<ClaimStore> {
+  if (/^postgres(ql)?:\/\//i.test(spec)) {
+    const { PostgresClaimStore } = await import('../frontier/claim-postgres.js');
+    return new PostgresClaimStore(spec, { maxConnections: lanes + 1 });
+  }
   const sqlite = /^sqlite:(.+)$/i.exec(spec);
-  if (sqlite !== null) return new SqliteClaimStore(sqlite[1] as string);
+  if (sqlite !== null) {
+    const { SqliteClaimStore } = await import('../frontier/claim-sqlite.js');
+    return new SqliteClaimStore(sqlite[1] as string);
+  }
   throw new CrawlerError('ERR_INVALID_OPTION', `--frontier must be postgresql://USER@HOST:PORT/DB or sqlite:FILE, got "${spec}"`);
 }
 

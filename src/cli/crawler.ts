@@ -172,7 +172,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   if (frontierSpec !== undefined) {
     let store;
     try {
-      store = openClaimStore(frontierSpec, parallel.concurrency);
+      store = await openClaimStore(frontierSpec, parallel.concurrency);
     } catch (err) {
       throw usage(describeError(err), 'ERR_INVALID_OPTION');
     }

@@ -7,6 +7,7 @@ import { CrawlerError } from '../errors.js';
 import {
   clampWait,
   configMismatch,
+  POLL_WAIT_MS,
   lostLease,
   markAdded,
   robotsUrlOf,
@@ -112,9 +113,9 @@ export class MemoryClaimStore implements ClaimStore {
     for (const host of this.hosts.values()) {
       const row = shallowest(host.pending, floor);
       if (row === undefined) continue;
-      const free = Math.max(host.nextFetchAt, host.reservedUntil);
-      if (free > now) {
-        waitUntil = Math.min(waitUntil, free);
+      if (host.reservedUntil >= now || host.nextFetchAt > now) {
+        // A held host: poll (its holder claims again when done); else wait for its next fetch time.
+        waitUntil = Math.min(waitUntil, host.reservedUntil >= now ? now + POLL_WAIT_MS : host.nextFetchAt);
         continue;
       }
       if (best === undefined || row.depth < best.row.depth || (row.depth === best.row.depth && (host.nextFetchAt < best.host.nextFetchAt || (host.nextFetchAt === best.host.nextFetchAt && host.id < best.host.id)))) {
@@ -144,12 +145,8 @@ export class MemoryClaimStore implements ClaimStore {
       return { claim: { kind: 'page', id: row.id, token, origin: host.origin, key: row.key, url: row.url, depth: row.depth, delayMs: host.delayMs, robots: host.robots, clock: now } };
     }
     if (waitUntil < Infinity) return { waitMs: clampWait(waitUntil - now) };
-    if (this.claimed.size > 0) {
-      let lease = Infinity;
-      for (const row of this.claimed.values()) lease = Math.min(lease, row.leaseUntil);
-      return { waitMs: clampWait(lease - now) };
-    }
-    for (const host of this.hosts.values()) if (host.robotsState === 1) return { waitMs: clampWait(host.reservedUntil - now) };
+    // Claims out may add links: poll.
+    if (this.claimed.size > 0) return { waitMs: POLL_WAIT_MS };
     return { done: true };
   }
 

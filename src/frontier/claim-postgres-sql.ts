@@ -6,9 +6,11 @@
  * (`clock_timestamp()`), as double precision, so every worker shares one
  * clock. Lock order, which keeps the functions free of deadlocks:
  *
- * - pc_claim locks one host row (`FOR NO KEY UPDATE ... SKIP LOCKED`: never
- *   waits), then takes one waiting queue row of that host. A host row is the
- *   only way to a queue row, so two claims never take the same URL.
+ * - pc_claim finds the ready host with the shallowest waiting URL, locks
+ *   its row when the claim will hold the host (a delay, or its robots.txt)
+ *   and then one waiting queue row, both `SKIP LOCKED`: it never waits, and
+ *   two claims never take the same URL or hold the same host. A host with
+ *   no delay is not locked, so many workers can take its URLs at once.
  * - pc_complete goes in phases, each phase's locks in a fixed order: its own
  *   claimed queue row; the seen keys (insert-only table, keys sorted); new
  *   host rows (origins sorted); its own host row; the document counter last,
@@ -22,7 +24,7 @@
  */
 
 /** Bumped when the tables change: a crawl made by another version is refused. */
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 
 export const PG_SCHEMA = `
 CREATE TABLE IF NOT EXISTS pc_crawl (
@@ -92,7 +94,7 @@ BEGIN
   RETURN v_new;
 END $$;
 
-CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean)
+CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean, p_poll double precision)
 RETURNS TABLE (kind text, id bigint, token bigint, origin text, key text, url text, depth int,
                delay_ms double precision, robots_status int, robots_body text, clock double precision, wait_ms double precision)
 LANGUAGE plpgsql AS $$
@@ -102,51 +104,69 @@ DECLARE
   v_token bigint;
   v_reaped int;
   v_free double precision;
+  v_skip bigint[] := '{}';
   h record;
+  w record;
 BEGIN
-  FOR attempt IN 1..3 LOOP
-    IF p_strict THEN SELECT min(q.depth) INTO v_floor FROM pc_queue q WHERE q.state < 2; END IF;
+  IF p_strict THEN SELECT min(q.depth) INTO v_floor FROM pc_queue q WHERE q.state < 2; END IF;
+  FOR attempt IN 1..8 LOOP
+    -- The ready host with the shallowest waiting URL (read only: the lock comes next).
     SELECT ph.id AS hid, ph.origin AS horigin, ph.robots_state AS rstate, ph.robots_status AS rstatus,
-           ph.robots_body AS rbody, ph.delay_ms AS hdelay, w.id AS qid, w.depth AS qdepth, w.key AS qkey, w.url AS qurl
+           ph.robots_body AS rbody, ph.delay_ms AS hdelay, f.depth AS fdepth
       INTO h
       FROM pc_hosts ph
       CROSS JOIN LATERAL (
-        SELECT q.id, q.depth, q.key, q.url FROM pc_queue q
+        SELECT q.depth FROM pc_queue q
         WHERE q.host_id = ph.id AND q.state = 0 AND (v_floor IS NULL OR q.depth = v_floor)
-        ORDER BY q.depth, q.id LIMIT 1) w
-      WHERE ph.next_fetch_at <= v_now AND ph.reserved_until < v_now
-      ORDER BY w.depth, ph.next_fetch_at, ph.id
-      LIMIT 1
-      FOR NO KEY UPDATE OF ph SKIP LOCKED;
-    IF FOUND THEN
-      v_token := nextval('pc_token_seq');
-      IF h.rstate <> 2 THEN
-        -- The host's robots.txt comes first (also when an earlier robots claim's lease ran out).
-        UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
-        RETURN QUERY SELECT 'robots'::text, h.hid, v_token, h.horigin, h.horigin || '/robots.txt', h.horigin || '/robots.txt',
-          h.qdepth, h.hdelay, NULL::int, NULL::text, v_now, NULL::double precision;
-        RETURN;
-      END IF;
-      UPDATE pc_queue SET state = 1, token = v_token, lease_until = v_now + p_lease WHERE pc_queue.id = h.qid AND pc_queue.state = 0;
-      IF FOUND THEN
-        -- A host with no interval is not held: any number of workers may fetch it at once.
-        IF h.hdelay > 0 THEN
-          UPDATE pc_hosts SET reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
-        END IF;
-        RETURN QUERY SELECT 'page'::text, h.qid, v_token, h.horigin, h.qkey, h.qurl, h.qdepth, h.hdelay,
-          h.rstatus, h.rbody, v_now, NULL::double precision;
-        RETURN;
-      END IF;
-      CONTINUE; -- read before another claim committed: look again
+        ORDER BY q.depth, q.id LIMIT 1) f
+      WHERE ph.next_fetch_at <= v_now AND ph.reserved_until < v_now AND NOT (ph.id = ANY (v_skip))
+      ORDER BY f.depth, ph.next_fetch_at, ph.id
+      LIMIT 1;
+    IF NOT FOUND THEN
+      -- Nothing ready: give expired leases back, and look again if there were any.
+      UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.state = 1 AND pc_queue.lease_until < v_now;
+      GET DIAGNOSTICS v_reaped = ROW_COUNT;
+      EXIT WHEN v_reaped = 0;
+      CONTINUE;
     END IF;
-    UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.state = 1 AND pc_queue.lease_until < v_now;
-    GET DIAGNOSTICS v_reaped = ROW_COUNT;
-    EXIT WHEN v_reaped = 0;
+    IF h.rstate <> 2 OR h.hdelay > 0 THEN
+      -- The host is held by this claim: lock its row, or leave it to the claim that has it.
+      PERFORM 1 FROM pc_hosts ph WHERE ph.id = h.hid AND ph.next_fetch_at <= v_now AND ph.reserved_until < v_now
+        FOR NO KEY UPDATE SKIP LOCKED;
+      IF NOT FOUND THEN
+        v_skip := v_skip || h.hid;
+        CONTINUE;
+      END IF;
+    END IF;
+    v_token := nextval('pc_token_seq');
+    IF h.rstate <> 2 THEN
+      -- The host's robots.txt comes first (also when an earlier robots claim's lease ran out).
+      UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
+      RETURN QUERY SELECT 'robots'::text, h.hid, v_token, h.horigin, h.horigin || '/robots.txt', h.horigin || '/robots.txt',
+        h.fdepth, h.hdelay, NULL::int, NULL::text, v_now, NULL::double precision;
+      RETURN;
+    END IF;
+    -- The host's first waiting URL that no concurrent claim is taking (a host with no delay is not held).
+    SELECT q.id, q.key, q.url, q.depth INTO w FROM pc_queue q
+      WHERE q.host_id = h.hid AND q.state = 0 AND (v_floor IS NULL OR q.depth = v_floor)
+      ORDER BY q.depth, q.id LIMIT 1 FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+      v_skip := v_skip || h.hid;
+      CONTINUE;
+    END IF;
+    UPDATE pc_queue SET state = 1, token = v_token, lease_until = v_now + p_lease WHERE pc_queue.id = w.id;
+    IF h.hdelay > 0 THEN
+      UPDATE pc_hosts SET reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
+    END IF;
+    RETURN QUERY SELECT 'page'::text, w.id, v_token, h.horigin, w.key, w.url, w.depth, h.hdelay,
+      h.rstatus, h.rbody, v_now, NULL::double precision;
+    RETURN;
   END LOOP;
-  SELECT min(greatest(ph.next_fetch_at, ph.reserved_until)) INTO v_free FROM pc_hosts ph
+  -- When the next host with work is free; a held host (or only claims out) means: poll.
+  SELECT min(CASE WHEN ph.reserved_until >= v_now OR ph.id = ANY (v_skip) THEN v_now + p_poll ELSE ph.next_fetch_at END) INTO v_free FROM pc_hosts ph
     WHERE EXISTS (SELECT 1 FROM pc_queue q WHERE q.host_id = ph.id AND q.state = 0 AND (v_floor IS NULL OR q.depth = v_floor));
   IF v_free IS NULL THEN
-    SELECT min(q.lease_until) INTO v_free FROM pc_queue q WHERE q.state = 1;
+    SELECT v_now + p_poll INTO v_free FROM pc_queue q WHERE q.state = 1 LIMIT 1;
   END IF;
   IF v_free IS NULL THEN RETURN; END IF; -- nothing waiting, no claim out: the crawl is done
   RETURN QUERY SELECT NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::int,

@@ -12,6 +12,7 @@ import {
   lostLease,
   markAdded,
   clampWait,
+  POLL_WAIT_MS,
   type Claim,
   type ClaimCrawlConfig,
   type ClaimEntry,
@@ -121,7 +122,7 @@ export class PostgresClaimStore implements ClaimStore {
   }
 
   async claim(options: ClaimOptions): Promise<ClaimResult> {
-    const r = await this.query<ClaimRow>('SELECT * FROM pc_claim($1, $2)', [options.leaseMs, options.strictBfs]);
+    const r = await this.query<ClaimRow>('SELECT * FROM pc_claim($1, $2, $3)', [options.leaseMs, options.strictBfs, POLL_WAIT_MS]);
     const row = r.rows[0];
     if (row === undefined) return { done: true };
     if (row.kind === null) return { waitMs: clampWait(row.wait_ms ?? 0) };

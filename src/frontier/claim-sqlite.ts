@@ -11,6 +11,7 @@ import { CrawlerError } from '../errors.js';
 import {
   clampWait,
   configMismatch,
+  POLL_WAIT_MS,
   lostLease,
   markAdded,
   robotsUrlOf,
@@ -99,9 +100,10 @@ export class SqliteClaimStore implements ClaimStore {
       robotsClaim: p('UPDATE hosts SET robots_state = 1, reserved_by = ?, reserved_until = ? WHERE id = ?'),
       pageClaim: p('UPDATE queue SET state = 1, token = ?, lease_until = ? WHERE id = ?'),
       reap: p('UPDATE queue SET state = 0, token = 0 WHERE state = 1 AND lease_until < ?'),
-      free: p(`SELECT min(max(h.next_fetch_at, h.reserved_until)) FROM hosts h
+      // When the next host with work is free; a held host (or only claims out) means: poll.
+      free: p(`SELECT min(CASE WHEN h.reserved_until >= @now THEN @now + @poll ELSE h.next_fetch_at END) FROM hosts h
         WHERE EXISTS (SELECT 1 FROM queue w WHERE w.host_id = h.id AND w.state = 0 AND (@floor IS NULL OR w.depth = @floor))`).pluck(),
-      lease: p('SELECT min(lease_until) FROM queue WHERE state = 1').pluck(),
+      claimsOut: p('SELECT @now + @poll FROM queue WHERE state = 1 LIMIT 1').pluck(),
       pageDone: p('UPDATE queue SET state = 2 WHERE id = ? AND token = ? AND state = 1'),
       pageBack: p('UPDATE queue SET state = 0, token = 0 WHERE id = ? AND token = ? AND state = 1'),
       hostDone: p(`UPDATE hosts SET next_fetch_at = CASE WHEN @started IS NULL THEN next_fetch_at ELSE max(next_fetch_at, @started + delay_ms) END,
@@ -172,8 +174,9 @@ export class SqliteClaimStore implements ClaimStore {
       let c = this.stmt('candidate').get({ floor, now }) as Candidate | undefined;
       if (c === undefined && this.stmt('reap').run(now).changes > 0) c = this.stmt('candidate').get({ floor, now }) as Candidate | undefined;
       if (c === undefined) {
-        const free = (this.stmt('free').get({ floor }) as number | null) ?? (this.stmt('lease').get() as number | null);
-        return free === null ? { done: true } : { waitMs: clampWait(free - now) };
+        const poll = { now, poll: POLL_WAIT_MS };
+        const free = (this.stmt('free').get({ floor, ...poll }) as number | null) ?? (this.stmt('claimsOut').get(poll) as number | undefined);
+        return free === undefined || free === null ? { done: true } : { waitMs: clampWait(free - now) };
       }
       const token = this.stmt('token').get() as number;
       const until = now + options.leaseMs;

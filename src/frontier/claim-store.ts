@@ -139,6 +139,13 @@ export const DEFAULT_LEASE_MS = 120_000;
 export const MAX_CLAIM_WAIT_MS = 250;
 
 /**
+ * The wait `claim` asks for when only another worker can make work ready (a
+ * host held by a claim, or claims out that may add links): the holder
+ * itself claims again the moment it completes, so others only poll.
+ */
+export const POLL_WAIT_MS = 20;
+
+/**
  * Marks, in order, which entries are new given the set of keys the store
  * inserted: the first occurrence of an inserted key is new, a repeat on the
  * same page is a duplicate.
