@@ -41,7 +41,7 @@ export interface ScaleResults {
 }
 
 /** A site of `pages` pages spread over `hosts` loopback addresses: page k lives on host k % hosts and links to 10k+1..10k+10 and 3 older pages. */
-async function startScaleSite(pages: number, hosts: number): Promise<{ origins: string[]; close(): Promise<void> }> {
+export async function startScaleSite(pages: number, hosts: number): Promise<{ origins: string[]; close(): Promise<void> }> {
   const filler = `<p>${'lorem ipsum dolor sit amet '.repeat(60)}</p>\n`;
   const hostOf = (k: number): number => k % hosts;
   let port = 0;

@@ -1,0 +1,155 @@
+/**
+ * The Worker of a shared crawl, in process, over the in-memory ClaimStore:
+ * two workers split one crawl, a lost lease saves nothing, a stop signal
+ * gives the claim back, a redirect's target is queued at the same depth.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { Worker, type WorkerReport } from '../../src/engine/worker.js';
+import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
+import { HtmlLinkExtractor } from '../../src/extract/html.js';
+import { MemoryClaimStore } from '../../src/frontier/claim-memory.js';
+import { lostLease, type ClaimCrawlConfig, type ClaimStore } from '../../src/frontier/claim-store.js';
+import { Politeness } from '../../src/frontier/politeness.js';
+import { HttpClient } from '../../src/http/client.js';
+import { CRAWLER_FAILURE_POLICY, rulesFromAnswer, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES } from '../../src/robots/policy.js';
+import { TsePageDirectory } from '../../src/sink/tse-pagedir.js';
+import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
+import { readPages } from '../helpers/crawler-e2e.js';
+import { page, startSite, type SiteServer } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const dirs = useTempDirs();
+
+async function site(t: import('node:test').TestContext): Promise<SiteServer> {
+  const s = await startSite({
+    '/': { body: page('home', ['/a.html', '/b.html', '/moved']) },
+    '/a.html': { body: page('a', ['/c.html', '/']) },
+    '/b.html': { body: page('b', ['/c.html']) },
+    '/c.html': { body: page('c') },
+    '/moved': { status: 301, headers: { location: '/d.html' } },
+    '/d.html': { body: page('d') },
+  });
+  t.after(() => s.close());
+  return s;
+}
+
+/** `inner` with some methods replaced. */
+function wrap(inner: ClaimStore, over: Partial<ClaimStore>): ClaimStore {
+  return {
+    open: (c) => inner.open(c),
+    add: (e) => inner.add(e),
+    claim: (o) => inner.claim(o),
+    complete: (c, x) => inner.complete(c, x),
+    release: (c) => inner.release(c),
+    lastDocumentId: () => inner.lastDocumentId(),
+    close: () => inner.close(),
+    ...over,
+  };
+}
+
+function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, reports: WorkerReport[], signal?: AbortSignal): Worker {
+  const client = new HttpClient({ userAgent: 'worker-test' });
+  const politeness = new Politeness({ delayMs: 0 });
+  const fetcher = new PoliteFetcher(client, politeness);
+  const robotsOptions = { userAgent: 'worker-test', onFailure: CRAWLER_FAILURE_POLICY, maxBytes: DEFAULT_MAX_ROBOTS_BYTES, maxCrawlDelay: DEFAULT_MAX_CRAWL_DELAY };
+  const config: ClaimCrawlConfig = { seed: { key: seed.key, url: seed.href, depth: 0, origin: seed.origin }, maxDepth: 2, delayMs: 0, robots: false };
+  return new Worker({
+    store,
+    seed,
+    config,
+    claim: { leaseMs: 10_000, strictBfs: false },
+    lanes: 2,
+    maxPages: undefined,
+    extractor: new HtmlLinkExtractor(),
+    fetcher,
+    politeness,
+    sink: new TsePageDirectory(dir),
+    program: {
+      resolveLink: (href, base) => resolveHttpUrl(href, base),
+      inScope: (url) => url.origin === seed.origin,
+      rejectReason: (r) => (r.status === 200 ? undefined : `(HTTP ${r.status})`),
+      robotsFetch: async () => ({ error: new Error('not used') }),
+      robotsRules: (a) => rulesFromAnswer({ status: a.status, body: Buffer.from(a.body) }, robotsOptions),
+      storedRobots: (status, body) => ({ status, body: body.toString() }),
+    },
+    onReport: (r) => reports.push(r),
+    ...(signal ? { signal } : {}),
+  });
+}
+
+test('two workers split one crawl: every page saved once, IDs 1..N across their directories; a redirect target is queued at the same depth', async (t) => {
+  const s = await site(t);
+  const seed = parseHttpUrl(`${s.origin}/`);
+  const store = new MemoryClaimStore();
+  const [d1, d2] = [dirs.temp('worker-a-'), dirs.temp('worker-b-')];
+  const reports: WorkerReport[] = [];
+  const sums = await Promise.all([makeWorker(store, seed, d1, reports).run(), makeWorker(store, seed, d2, reports).run()]);
+  assert.ok(sums.every((x) => x.crawlDone && x.stoppedBy === 'done'));
+  const pages = [...readPages(d1), ...readPages(d2)];
+  assert.deepEqual(pages.map((p) => p.url.slice(s.origin.length)).sort(), ['/', '/a.html', '/b.html', '/c.html', '/d.html']);
+  assert.deepEqual(pages.map((p) => p.id).sort(), [1, 2, 3, 4, 5]);
+  assert.equal(sums[0].saved + sums[1].saved, 5);
+  assert.equal(pages.find((p) => p.url.endsWith('/d.html'))?.depth, 1, 'the redirect target keeps the depth of the link');
+  const redirect = reports.find((r) => r.kind === 'redirect');
+  assert.deepEqual(redirect && { url: redirect.url, action: redirect.action }, { url: `${s.origin}/moved`, action: 'follow' });
+  // Each URL requested once: the store gave each to one worker.
+  assert.deepEqual([...s.paths()].sort(), ['/', '/a.html', '/b.html', '/c.html', '/d.html', '/moved']);
+  const home = reports.find((r) => r.kind === 'saved' && r.url.path === '/');
+  assert.ok(home?.kind === 'saved');
+  assert.deepEqual(home.links?.map((l) => l.action), ['follow', 'follow', 'follow']);
+  const a = reports.find((r) => r.kind === 'saved' && r.url.path === '/a.html');
+  assert.ok(a?.kind === 'saved');
+  assert.ok(['follow', 'duplicate'].includes(a.links?.[0]?.action ?? ''), '/c.html: queued by /a.html or by /b.html, whichever came first');
+  assert.equal(a.links?.[1]?.action, 'duplicate', 'the seed is a duplicate');
+});
+
+test('a completion whose lease was lost saves nothing: the staged page is dropped, no page file, no temporary file', async (t) => {
+  const s = await site(t);
+  const seed = parseHttpUrl(`${s.origin}/`);
+  const inner = new MemoryClaimStore();
+  // A store that refuses the first completion, as it does when the lease ran out.
+  let refused = false;
+  const store = wrap(inner, {
+    complete: async (claim: Parameters<ClaimStore['complete']>[0], c: Parameters<ClaimStore['complete']>[1]) => {
+      if (!refused) {
+        refused = true;
+        await inner.release(claim);
+        return lostLease(c);
+      }
+      return inner.complete(claim, c);
+    },
+  });
+  const dir = dirs.temp('worker-lost-');
+  const reports: WorkerReport[] = [];
+  await makeWorker(store, seed, dir, reports).run();
+  assert.equal(reports[0]?.kind, 'lost');
+  assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.tmp')), []);
+  // The URL went back to the store and was done again: saved once, ID 1..5 with no gap.
+  assert.deepEqual(readPages(dir).map((p) => p.id), [1, 2, 3, 4, 5]);
+  assert.equal(s.paths().filter((p) => p === '/').length, 2, 'the seed was fetched twice');
+});
+
+test('a stop signal between the claim and the request gives the claim back: nothing fetched, the URL waits for the next worker', async (t) => {
+  const s = await site(t);
+  const seed = parseHttpUrl(`${s.origin}/`);
+  const inner = new MemoryClaimStore();
+  const stop = new AbortController();
+  // The signal arrives while the claim is on its way back.
+  const store = wrap(inner, {
+    claim: async (o: Parameters<ClaimStore['claim']>[0]) => {
+      const r = await inner.claim(o);
+      stop.abort();
+      return r;
+    },
+  });
+  const reports: WorkerReport[] = [];
+  const sum = await makeWorker(store, seed, dirs.temp('worker-stop-'), reports, stop.signal).run();
+  assert.equal(sum.stoppedBy, 'signal');
+  assert.equal(sum.crawlDone, false);
+  assert.deepEqual(s.paths(), []);
+  assert.deepEqual(reports, []);
+  const next = await inner.claim({ leaseMs: 1000, strictBfs: false });
+  assert.ok('claim' in next && next.claim.key === seed.key, 'the seed waits again, not held by a lease');
+});
