@@ -2,9 +2,15 @@
 // Runs every compiled test file (dist/test/**/*.test.js) with Node's test runner.
 // Node 20's --test takes files, not globs, so this finds them; the runner prints
 // the summary (tests, pass, fail, skipped) that CI reads.
+// Global setup: a throwaway PostgreSQL cluster (scripts/pg-cluster.js) whose URL
+// the tests get in PC_TEST_PG_URL, or PC_TEST_PG_SKIP saying why there is none.
+// It is stopped and removed afterwards, also on failure, SIGINT or SIGTERM: the
+// tests run in an async child so that those signals reach this process.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { postgresForTests } from './pg-cluster.js';
 
 function find(dir) {
   const out = [];
@@ -22,5 +28,29 @@ if (files.length === 0) {
   console.error('run-tests: no test files found under dist/test (did the build run?)');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit' });
-process.exit(r.status ?? 1);
+
+/** @type {NodeJS.Signals | undefined} the first SIGINT/SIGTERM; a second one kills the tests outright */
+let interrupted;
+/** @type {import('node:child_process').ChildProcess | undefined} */
+let child;
+for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
+  process.on(sig, () => {
+    child?.kill(interrupted === undefined ? sig : 'SIGKILL');
+    interrupted ??= sig;
+  });
+}
+const pg = await postgresForTests(process.env);
+let status = 1;
+try {
+  if (interrupted === undefined) {
+    child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit', env: pg.env });
+    const tests = child;
+    status = await new Promise((resolve) => {
+      tests.on('error', () => resolve(1));
+      tests.on('close', (code) => resolve(code ?? 1));
+    });
+  }
+} finally {
+  pg.stop();
+}
+process.exit(interrupted === undefined ? status : 128 + constants.signals[interrupted]);
