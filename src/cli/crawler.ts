@@ -58,6 +58,14 @@ exactly as served. IDs are 1, 2, 3... in the order pages are saved.
 Options:
 ${formatFlags(FLAGS)}
 
+Shared crawls: with --frontier, this process is one worker of a crawl that
+any number of crawler processes (on this machine or others) run together
+through one database. The first creates the crawl, the others join it with
+the same arguments; each saves the pages it fetches into its own
+pageDirectory under IDs the database hands out (1..N across all workers),
+every host's delay holds across all of them, and all end with exit 0 when
+nothing is left. --concurrency is then the URLs this worker holds at once.
+
 Log (stdout): one line per event, "%2d %*s%9s: %s" (depth, indent, word, URL),
 words Fetched, Scanning, Found, Added, IgnDupl, IgnExtrn, IgnRobots, Failed.
 

@@ -217,6 +217,17 @@ describe('crawler --frontier sqlite:FILE: workers on one machine', () => {
     assert.deepEqual(depths, [...depths].sort((a, b) => a - b), `depth by ID: ${depths.join(' ')}`);
   });
 
+  test('robots.txt answering 503 means disallow all: the worker that meets the seed says PANIC, exit 1; the host gets nothing else', async (t) => {
+    const s = await startSite({ '/robots.txt': { status: 503, body: 'busy' }, '/': { body: page('home') } });
+    t.after(() => s.close());
+    const dir = tempDir();
+    const r = await crawl(['--frontier', `sqlite:${join(dir, 'f.db')}`, '--delay', '0', `${s.origin}/`, dir, '1']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /robots\.txt answered HTTP 503, which means disallow all \(RFC 9309\)/);
+    assert.match(r.stderr, new RegExp(`^crawler: PANIC: cannot crawl ${s.origin}/: robots\\.txt disallows it`, 'm'));
+    assert.deepEqual(s.paths(), ['/robots.txt']);
+  });
+
   test('bad worker options: one line each, exit 1, nothing crawled', async (t) => {
     const hosts = await startHosts();
     t.after(() => Promise.all(hosts.sites.map((s) => s.close())));
