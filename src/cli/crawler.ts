@@ -122,7 +122,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(userAgent)) throw usage('--user-agent must not contain control characters (CR, LF, NUL, TAB...)', 'ERR_INVALID_OPTION');
   if (userAgent.trim() === '') throw usage('--user-agent must not be empty', 'ERR_INVALID_OPTION');
-  const frontierSpec = flags['frontier'] as string | undefined;
+  const frontierSpec = flags['frontier'] as string | undefined; // a shared crawl: see crawler-worker.ts
   if (frontierSpec === undefined) {
     if (flags['strict-bfs'] === true) throw usage('--strict-bfs goes with --frontier (a private crawl is strictly breadth first already)', 'ERR_INVALID_OPTION');
   } else if (flags['resume'] === true) {
@@ -147,9 +147,12 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   const robotsFailures = new Map<string, string>();
   // robots.txt redirects are followed, but never off the crawl: "External URLs
   // are never requested, robots.txt of other hosts included".
+  // A shared crawl (--frontier) holds only the robots.txt host's turn across
+  // workers, so there a redirect is followed on that host only.
+  const shared = flags['frontier'] !== undefined;
   const robotsFetch = fetcher.robotsFetcher((h) => parseHttpUrl(h, maxUrl), resolve, maxRedirects, (next, from) => {
-    if (next.origin === from.origin || scope(next)) return true;
-    io.stderr(`crawler: ${from.key} redirects to ${next.key}, outside the crawl: not followed, robots.txt treated as unavailable (allow all)\n`);
+    if (next.origin === from.origin || (!shared && scope(next))) return true;
+    io.stderr(`crawler: ${from.key} redirects to ${next.key}, ${shared ? 'another host' : 'outside the crawl'}: not followed, robots.txt treated as unavailable (allow all)\n`);
     return false;
   });
   const robots =
