@@ -59,9 +59,10 @@ export class PostgresClaimStore implements ClaimStore {
     this.pool.on('error', () => undefined);
   }
 
-  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+  /** Runs one statement; a `name` makes it a prepared statement, parsed once per connection (the per-page calls). */
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = [], name?: string): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(text, values);
+      return await this.pool.query<R>(name === undefined ? { text, values } : { name, text, values });
     } catch (err) {
       throw this.wrap(err);
     }
@@ -117,12 +118,12 @@ export class PostgresClaimStore implements ClaimStore {
 
   async add(entries: readonly ClaimEntry[]): Promise<boolean[]> {
     if (entries.length === 0) return [];
-    const r = await this.query<{ pc_add: string[] }>('SELECT pc_add($1, $2, $3, $4)', columns(entries));
+    const r = await this.query<{ pc_add: string[] }>('SELECT pc_add($1, $2, $3, $4)', columns(entries), 'pc_add');
     return markAdded(entries, new Set(r.rows[0]?.pc_add ?? []));
   }
 
   async claim(options: ClaimOptions): Promise<ClaimResult> {
-    const r = await this.query<ClaimRow>('SELECT * FROM pc_claim($1, $2, $3)', [options.leaseMs, options.strictBfs, POLL_WAIT_MS]);
+    const r = await this.query<ClaimRow>('SELECT * FROM pc_claim($1, $2, $3)', [options.leaseMs, options.strictBfs, POLL_WAIT_MS], 'pc_claim');
     const row = r.rows[0];
     if (row === undefined) return { done: true };
     if (row.kind === null) return { waitMs: clampWait(row.wait_ms ?? 0) };
@@ -147,6 +148,7 @@ export class PostgresClaimStore implements ClaimStore {
     const r = await this.query<{ ok: boolean; doc: string | null; inserted: string[] }>(
       'SELECT * FROM pc_complete($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)',
       [claim.kind, claim.id, claim.token, claim.origin, c.startedAt ?? null, c.saved, keys, urls, depths, origins, c.robots?.answer.status ?? null, c.robots?.answer.body ?? null, c.robots?.delayMs ?? null],
+      'pc_complete',
     );
     const row = r.rows[0];
     if (row === undefined || !row.ok) return lostLease(c);
@@ -154,7 +156,7 @@ export class PostgresClaimStore implements ClaimStore {
   }
 
   async release(claim: Claim): Promise<void> {
-    await this.query('SELECT pc_release($1, $2, $3, $4)', [claim.kind, claim.id, claim.token, claim.origin]);
+    await this.query('SELECT pc_release($1, $2, $3, $4)', [claim.kind, claim.id, claim.token, claim.origin], 'pc_release');
   }
 
   async lastDocumentId(): Promise<number> {
