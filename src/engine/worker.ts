@@ -27,6 +27,7 @@ import type { RobotsRules } from '../robots/rules.js';
 import type { TsePageDirectory } from '../sink/tse-pagedir.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { LinkAction } from './crawl.js';
+import { pageLinks } from './page-links.js';
 import { redirectLocation, type PoliteFetcher } from './polite-fetch.js';
 
 /** A link of a scanned page, as it was classified. */
@@ -284,25 +285,11 @@ export class Worker {
 
   /** The links of a page in document order: those to queue, and a report for each. */
   private scan(page: HttpUrl, depth: number, body: Buffer): { links: ClaimEntry[]; reports: LinkReport[]; queued: number[] } {
-    const { program } = this.o;
-    const found = this.o.extractor.extract(body);
-    let base = page;
-    if (found.base !== undefined) {
-      try {
-        base = program.resolveLink(found.base, page);
-      } catch {
-        // An unusable <base href> is ignored, as browsers do.
-      }
-    }
     const links: ClaimEntry[] = [];
     const reports: LinkReport[] = [];
     const queued: number[] = [];
-    for (const raw of found.hrefs) {
-      let url: HttpUrl;
-      try {
-        url = program.resolveLink(raw, base);
-      } catch (err) {
-        if (!isCrawlerError(err)) throw err;
+    for (const { raw, url } of pageLinks(this.o.extractor.extract(body), page, this.o.program.resolveLink)) {
+      if (url === undefined) {
         reports.push({ shown: encodeTarget(raw), action: 'invalid' });
         continue;
       }
