@@ -68,6 +68,7 @@ export class SqliteClaimStore implements ClaimStore {
   private readonly now: () => number;
   private readonly path: string;
   private readonly s: Record<string, Database.Statement>;
+  private readonly hostIds = new Map<string, number>();
 
   constructor(path: string, options: SqliteClaimStoreOptions = {}) {
     this.path = path;
@@ -155,9 +156,15 @@ export class SqliteClaimStore implements ClaimStore {
     for (const e of entries) {
       if (this.stmt('seen').run(e.key).changes === 0) continue;
       inserted.add(e.key);
-      crawl ??= this.stmt('crawl').get() as { robots: number; delay_ms: number };
-      this.stmt('host').run(e.origin, crawl.robots === 1 ? 0 : 2, crawl.delay_ms);
-      this.stmt('queue').run(this.stmt('hostId').get(e.origin), e.key, e.url, e.depth);
+      // Host rows are never deleted, so an origin's id, once read, stays true for every worker.
+      let hostId = this.hostIds.get(e.origin);
+      if (hostId === undefined) {
+        crawl ??= this.stmt('crawl').get() as { robots: number; delay_ms: number };
+        this.stmt('host').run(e.origin, crawl.robots === 1 ? 0 : 2, crawl.delay_ms);
+        hostId = this.stmt('hostId').get(e.origin) as number;
+        this.hostIds.set(e.origin, hostId);
+      }
+      this.stmt('queue').run(hostId, e.key, e.url, e.depth);
     }
     return markAdded(entries, inserted);
   }
