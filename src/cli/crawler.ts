@@ -149,7 +149,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   // are never requested, robots.txt of other hosts included".
   // A shared crawl (--frontier) holds only the robots.txt host's turn across
   // workers, so there a redirect is followed on that host only.
-  const shared = flags['frontier'] !== undefined;
+  const shared = frontierSpec !== undefined;
   const robotsFetch = fetcher.robotsFetcher((h) => parseHttpUrl(h, maxUrl), resolve, maxRedirects, (next, from) => {
     if (next.origin === from.origin || (!shared && scope(next))) return true;
     io.stderr(`crawler: ${from.key} redirects to ${next.key}, ${shared ? 'another host' : 'outside the crawl'}: not followed, robots.txt treated as unavailable (allow all)\n`);
