@@ -227,7 +227,9 @@ export class Crawl {
         events.onLink?.(raw, undefined, 'invalid', depth, err);
         continue;
       }
-      const action = await this.classify(url);
+      // Most links are decided without waiting (robots.txt already known):
+      // no promise per link then.
+      const action = this.classifyNow(url) ?? (await this.robotsAction(url));
       if (this.o.signal?.aborted) return false;
       if (action === 'follow') frontier.add({ key: url.key, url: url.href, depth: depth + 1 });
       events.onLink?.(raw, url, action, depth);
@@ -237,17 +239,36 @@ export class Crawl {
 
   /** external, then duplicate, then robots, else follow. Robots-disallowed URLs are not remembered as seen. */
   private async classify(url: HttpUrl): Promise<LinkAction> {
+    return this.classifyNow(url) ?? (await this.robotsAction(url));
+  }
+
+  /** The last step of `classify`, for a URL in scope and not seen: it may wait for the host's robots.txt. */
+  private async robotsAction(url: HttpUrl): Promise<LinkAction> {
+    return (await this.robotsAllow(url)) ? 'follow' : 'robots';
+  }
+
+  /** `classify` when it needs no robots.txt fetch; undefined when it does (the host's rules are not loaded yet). */
+  private classifyNow(url: HttpUrl): LinkAction | undefined {
     if (!this.o.program.inScope(url)) return 'external';
     if (this.o.frontier.isSeen(url.key)) return 'duplicate';
-    if (!(await this.robotsAllow(url))) return 'robots';
-    return 'follow';
+    const allowed = this.robotsAllowNow(url);
+    if (allowed === undefined) return undefined;
+    return allowed ? 'follow' : 'robots';
+  }
+
+  /** Whether robots.txt allows `url`, or undefined when its host's rules are not loaded yet. */
+  private robotsAllowNow(url: HttpUrl): boolean | undefined {
+    const robots = this.o.robots;
+    if (robots === undefined) return true;
+    const rules = robots.cached(url.origin);
+    // Matched against the request target as sent (RFC 9309 §2.2.2: percent-encoded).
+    return rules === undefined ? undefined : rules.isAllowed(encodeTarget(url.pathAndQuery));
   }
 
   private async robotsAllow(url: HttpUrl): Promise<boolean> {
-    const robots = this.o.robots;
-    if (robots === undefined) return true;
-    const rules = robots.cached(url.origin) ?? (await this.loadRobots(robots, url));
-    // Matched against the request target as sent (RFC 9309 §2.2.2: percent-encoded).
+    const now = this.robotsAllowNow(url);
+    if (now !== undefined) return now;
+    const rules = await this.loadRobots(this.o.robots as RobotsPolicy, url);
     return rules.isAllowed(encodeTarget(url.pathAndQuery));
   }
 
