@@ -126,6 +126,10 @@ export class Crawl {
       concurrency: Math.max(1, this.o.concurrency ?? 1),
       // A second connection to one host only where the host asks for no interval.
       perHost: (origin) => (this.o.politeness.intervalFor(origin) === 0 ? perHost : 1),
+      // A host without an interval answers as fast as we ask: one response
+      // waiting beyond those in flight keeps it busy while we work, and more
+      // would only be memory. A host with an interval is slow enough as it is.
+      maxAhead: (origin) => (this.o.politeness.intervalFor(origin) === 0 ? perHost + 1 : Infinity),
       budget: () => (this.o.maxPages === undefined ? Infinity : this.o.maxPages - this.pages),
     });
     try {

@@ -28,6 +28,13 @@ export interface LookaheadOptions {
   concurrency: number;
   /** Most requests in flight to one origin. */
   perHost: (origin: string) => number;
+  /**
+   * Most entries of one origin started and not yet handed out (in flight, or
+   * answered and waiting for their turn in order). Bounds how far a fast host
+   * runs ahead of the crawl: every waiting response is memory, and one held
+   * long enough to outlive the young GC generation costs a full collection.
+   */
+  maxAhead: (origin: string) => number;
   /** How many more entries may be taken (the page budget). */
   budget: () => number;
 }
@@ -50,6 +57,8 @@ export class Lookahead {
   private readonly o: LookaheadOptions;
   private readonly slots: Slot[] = [];
   private readonly inFlightByHost = new Map<string, number>();
+  /** Started and not yet handed out, per origin. */
+  private readonly aheadByHost = new Map<string, number>();
   private inFlight = 0;
   private readonly size: number;
 
@@ -67,6 +76,13 @@ export class Lookahead {
     if (head.outcome === undefined) this.start(head); // only when its URL could not be resolved
     const outcome = await (head.outcome as Promise<FetchOutcome>);
     this.slots.shift();
+    if (head.url !== undefined) {
+      const host = head.url.origin;
+      const n = (this.aheadByHost.get(host) ?? 1) - 1;
+      if (n === 0) this.aheadByHost.delete(host);
+      else this.aheadByHost.set(host, n);
+      this.schedule(); // the host may have been held back by maxAhead
+    }
     return { entry: head.entry, url: head.url, outcome };
   }
 
@@ -109,7 +125,8 @@ export class Lookahead {
       const host = slot.url.origin;
       if (waiting.has(host)) continue;
       const busy = this.inFlightByHost.get(host) ?? 0;
-      if (this.inFlight >= this.o.concurrency || busy >= this.o.perHost(host)) {
+      const ahead = this.aheadByHost.get(host) ?? 0;
+      if (this.inFlight >= this.o.concurrency || busy >= this.o.perHost(host) || ahead >= this.o.maxAhead(host)) {
         waiting.add(host);
         continue;
       }
@@ -126,6 +143,7 @@ export class Lookahead {
     const host = url.origin;
     this.inFlight++;
     this.inFlightByHost.set(host, (this.inFlightByHost.get(host) ?? 0) + 1);
+    this.aheadByHost.set(host, (this.aheadByHost.get(host) ?? 0) + 1);
     slot.outcome = this.o.fetch(url).then(
       (response): FetchOutcome => ({ response }),
       (err: unknown): FetchOutcome => {
