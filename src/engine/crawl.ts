@@ -47,6 +47,11 @@ export interface CrawlProgram {
   inScope(url: HttpUrl): boolean;
   /** Handles a final (non-redirect) response: save it, search it. */
   onResponse(page: FetchedPage): Promise<PageVerdict>;
+  /**
+   * Whether `onResponse` will answer 'scan' for this page, decided without
+   * side effects (for scanning ahead; see CrawlOptions.scanAhead). Absent: never.
+   */
+  willScan?(page: FetchedPage): boolean;
   /** Handles a URL that could not be fetched at all (no status line). */
   onFailure(entry: FrontierEntry, url: HttpUrl, error: CrawlerError): Promise<void> | void;
   /** Robots.txt disallows the seed. */
@@ -86,6 +91,12 @@ export interface CrawlOptions {
   concurrency?: number;
   /** Most requests in flight to one host whose interval is 0 (default 1). */
   connectionsPerHost?: number;
+  /**
+   * Scan pages fetched ahead as they arrive, and fetch ahead the links the
+   * crawl will follow when it reaches them in order (see Lookahead). The
+   * output is unchanged; only the order of requests at different hosts is.
+   */
+  scanAhead?: boolean;
 }
 
 export interface CrawlSummary {
@@ -100,6 +111,7 @@ export class Crawl {
   /** Aborted when the crawl stops (signal or program): ends every wait for a turn. */
   private readonly halt = new AbortController();
   private readonly fetchSignal: AbortSignal;
+  private window: Lookahead | undefined;
 
   constructor(options: CrawlOptions) {
     this.o = options;
@@ -131,7 +143,9 @@ export class Crawl {
       // would only be memory. A host with an interval is slow enough as it is.
       maxAhead: (origin) => (this.o.politeness.intervalFor(origin) === 0 ? perHost + 1 : Infinity),
       budget: () => (this.o.maxPages === undefined ? Infinity : this.o.maxPages - this.pages),
+      ...(this.o.scanAhead === true && (this.o.concurrency ?? 1) > 1 ? { discover: (entry, url, outcome) => this.linksAhead(entry, url, outcome) } : {}),
     });
+    this.window = window;
     try {
       for (;;) {
         if (this.o.signal?.aborted) return { pages: this.pages, stoppedBy: 'signal' };
@@ -162,7 +176,11 @@ export class Crawl {
     let url = ready.url;
     let outcome: FetchOutcome = ready.outcome;
     for (let hop = 0; ; hop++) {
-      if (hop > 0) outcome = await this.o.fetcher.fetch(url, this.fetchSignal).then((response) => ({ response }), (error: unknown) => ({ error: error as CrawlerError }));
+      if (hop > 0) {
+        const target = url;
+        outcome = await (this.window?.claim(target) ??
+          this.o.fetcher.fetch(target, this.fetchSignal).then((response) => ({ response }), (error: unknown) => ({ error: error as CrawlerError })));
+      }
       const response = outcome.response;
       if (response === undefined) {
         const err = outcome.error as CrawlerError;
@@ -213,16 +231,8 @@ export class Crawl {
   private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<boolean> {
     const { program, events, frontier } = this.o;
     events.onScan?.(page, depth);
-    const found = this.o.extractor.extract(body);
-    let base = page;
-    if (found.base !== undefined) {
-      try {
-        base = program.resolveLink(found.base, page);
-      } catch {
-        // An unusable <base href> is ignored, as browsers do.
-      }
-    }
-    for (const raw of found.hrefs) {
+    const { base, hrefs } = this.links(page, body);
+    for (const raw of hrefs) {
       let url: HttpUrl;
       try {
         url = program.resolveLink(raw, base);
@@ -239,6 +249,43 @@ export class Crawl {
       events.onLink?.(raw, url, action, depth);
     }
     return true;
+  }
+
+  /** The links of a page as written, and the base they resolve against. */
+  private links(page: HttpUrl, body: Buffer): { base: HttpUrl; hrefs: readonly string[] } {
+    const found = this.o.extractor.extract(body);
+    let base = page;
+    if (found.base !== undefined) {
+      try {
+        base = this.o.program.resolveLink(found.base, page);
+      } catch {
+        // An unusable <base href> is ignored, as browsers do.
+      }
+    }
+    return { base, hrefs: found.hrefs };
+  }
+
+  /**
+   * Scanning ahead: the links of a page answered out of order that the scan
+   * in order will certainly follow (the page will be scanned, and each link
+   * is in scope, not seen, and allowed by robots.txt rules already known).
+   */
+  private linksAhead(entry: FrontierEntry, url: HttpUrl, outcome: FetchOutcome): Array<{ entry: FrontierEntry; url: HttpUrl }> {
+    const response = outcome.response;
+    if (response === undefined || entry.depth >= this.o.maxDepth || redirectLocation(response) !== undefined) return [];
+    if (this.o.program.willScan?.({ entry, url, depth: entry.depth, response }) !== true) return [];
+    const { base, hrefs } = this.links(url, response.body);
+    const out: Array<{ entry: FrontierEntry; url: HttpUrl }> = [];
+    for (const raw of hrefs) {
+      let link: HttpUrl;
+      try {
+        link = this.o.program.resolveLink(raw, base);
+      } catch {
+        continue;
+      }
+      if (this.classifyNow(link) === 'follow') out.push({ entry: { key: link.key, url: link.href, depth: entry.depth + 1 }, url: link });
+    }
+    return out;
   }
 
   /** external, then duplicate, then robots, else follow. Robots-disallowed URLs are not remembered as seen. */
