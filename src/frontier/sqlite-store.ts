@@ -23,7 +23,7 @@ import type { FrontierEntry, FrontierStore } from './store.js';
 /** The state file's name inside the page directory. */
 export const STATE_FILE = '.crawler-state.db';
 const SCHEMA_VERSION = '1';
-const PREFETCH = 512;
+const PREFETCH = 64;
 
 /** What identifies a crawl: resuming requires the same. */
 export interface CrawlIdentity {
