@@ -9,7 +9,7 @@
  * design): they are reported as "other files", not pages.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { median, runMeasured, type Measured } from './measure.js';
 import { which } from './servers.js';
@@ -119,9 +119,19 @@ export function verifyWget(dir: string, site: Site): Verification {
   return compare(html, site, paths.length, paths.length - html.length);
 }
 
-function freshDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
+/**
+ * A new, empty directory for one run, kept until the whole bench ends. Not
+ * one directory emptied between runs: on ext4 the inode allocator skips
+ * inodes freed in the last minutes (find_inode_bit / recently_deleted) one by
+ * one, so creating 10,000 files right after deleting 10,000 costs about twice
+ * the system time, and whichever run came right after a deletion paid for it
+ * (measured here: 1.4 s of system time in a new directory, 2.6 to 3.5 s after
+ * an rm -rf of the previous run's pages).
+ */
+function runDir(work: string, tool: string, round: number): string {
+  const dir = join(work, `${tool}-${round}`);
+  mkdirSync(dir);
+  return dir;
 }
 
 function summarize(tool: string, command: string, runs: CrawlRun[], expected: number): ToolResult {
@@ -164,35 +174,33 @@ export function wgetVersion(): string | undefined {
 /** Runs the crawl comparison: `rounds` alternating runs of ours and wget over `site`. */
 export async function crawlSection(site: Site, work: string, repo: string, rounds: number, log: (s: string) => void): Promise<CrawlSection> {
   const depth = String(site.maxDepth);
-  const oursDir = join(work, 'ours');
-  const wgetDir = join(work, 'wget');
-  const oursArgs = ['--delay', '0', '--quiet', site.seedUrl, oursDir, depth];
-  const ours2Args = ['--connections-per-host', '2', ...oursArgs];
+  const oursArgs = (dir: string): string[] => ['--delay', '0', '--quiet', site.seedUrl, dir, depth];
+  const ours2Args = (dir: string): string[] => ['--connections-per-host', '2', ...oursArgs(dir)];
   const ours2Runs: CrawlRun[] = [];
   const wget = which('wget');
-  const wgetArgs = ['-r', '-l', depth, '-nv', '-e', 'robots=off', '-P', wgetDir, site.seedUrl];
+  const wgetArgs = (dir: string): string[] => ['-r', '-l', depth, '-nv', '-e', 'robots=off', '-P', dir, site.seedUrl];
   const expected = site.expected.size;
   const oursRuns: CrawlRun[] = [];
   const wgetRuns: CrawlRun[] = [];
   const timeoutMs = 60 * 60 * 1000;
   if (wget === undefined) log('  wget is not installed: skipping it (install it with: apt-get install -y wget)');
   for (let round = 1; round <= rounds; round++) {
-    freshDir(oursDir);
-    const m = await runMeasured(join(repo, 'crawler'), oursArgs, { cwd: repo, timeoutMs });
+    const oursDir = runDir(work, 'ours', round);
+    const m = await runMeasured(join(repo, 'crawler'), oursArgs(oursDir), { cwd: repo, timeoutMs });
     const v = verifyOurs(oursDir, site);
     oursRuns.push(toRun(m, v));
     log(`  round ${round}  ours: ${v.pages} pages in ${m.wallSeconds.toFixed(2)} s, ${m.cpuSeconds.toFixed(2)} s CPU, ${m.maxRssMiB.toFixed(0)} MiB peak${m.exitCode !== 0 ? `, exit ${m.exitCode ?? m.signal}` : ''}`);
     if (m.exitCode !== 0) console.error(`!!! ours exited ${m.exitCode ?? m.signal}: ${m.stderr.slice(-400)}`);
     loudMismatch('ours', round, v, expected);
-    freshDir(oursDir);
-    const m2 = await runMeasured(join(repo, 'crawler'), ours2Args, { cwd: repo, timeoutMs });
-    const v2 = verifyOurs(oursDir, site);
+    const ours2Dir = runDir(work, 'ours2', round);
+    const m2 = await runMeasured(join(repo, 'crawler'), ours2Args(ours2Dir), { cwd: repo, timeoutMs });
+    const v2 = verifyOurs(ours2Dir, site);
     ours2Runs.push(toRun(m2, v2));
     log(`  round ${round}  ours x2: ${v2.pages} pages in ${m2.wallSeconds.toFixed(2)} s, ${m2.cpuSeconds.toFixed(2)} s CPU, ${m2.maxRssMiB.toFixed(0)} MiB peak${m2.exitCode !== 0 ? `, exit ${m2.exitCode ?? m2.signal}` : ''}`);
     loudMismatch('ours x2', round, v2, expected);
     if (wget !== undefined) {
-      freshDir(wgetDir);
-      const w = await runMeasured(wget, wgetArgs, { cwd: work, timeoutMs });
+      const wgetDir = runDir(work, 'wget', round);
+      const w = await runMeasured(wget, wgetArgs(wgetDir), { cwd: work, timeoutMs });
       const wv = verifyWget(wgetDir, site);
       wgetRuns.push(toRun(w, wv));
       // wget exits 8 when some response was an error (our 404 links): expected here.
@@ -200,13 +208,12 @@ export async function crawlSection(site: Site, work: string, repo: string, round
       loudMismatch('wget', round, wv, expected);
     }
   }
-  rmSync(wgetDir, { recursive: true, force: true });
-  const ours = summarize('ours', `./crawler ${oursArgs.join(' ')}`, oursRuns, expected);
-  const ours2 = summarize('ours x2', `./crawler ${ours2Args.join(' ')}`, ours2Runs, expected);
+  const ours = summarize('ours', `./crawler ${oursArgs('DIR').join(' ')}`, oursRuns, expected);
+  const ours2 = summarize('ours x2', `./crawler ${ours2Args('DIR').join(' ')}`, ours2Runs, expected);
   const wgetResult: ToolResult =
     wget === undefined
-      ? { tool: 'wget', command: `wget ${wgetArgs.join(' ')}`, available: false, note: 'not installed: apt-get install -y wget', runs: [], pages: 0, medianWallSeconds: NaN, pagesPerSecond: NaN, medianCpuSeconds: NaN, cpuMicrosPerPage: NaN, peakRssMiB: NaN, ok: false }
-      : { ...summarize('wget', `wget ${wgetArgs.join(' ')}`, wgetRuns, expected), note: wgetVersion() };
+      ? { tool: 'wget', command: `wget ${wgetArgs('DIR').join(' ')}`, available: false, note: 'not installed: apt-get install -y wget', runs: [], pages: 0, medianWallSeconds: NaN, pagesPerSecond: NaN, medianCpuSeconds: NaN, cpuMicrosPerPage: NaN, peakRssMiB: NaN, ok: false }
+      : { ...summarize('wget', `wget ${wgetArgs('DIR').join(' ')}`, wgetRuns, expected), note: wgetVersion() };
   const section: CrawlSection = { expectedPages: expected, ours, ours2, wget: wgetResult };
   if (wgetResult.available) {
     section.ratio = {

@@ -158,6 +158,8 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
       }
       return 'scan';
     },
+    // onResponse's verdict, without saving or printing: a 200 page without the keyword is scanned.
+    willScan: ({ response }) => response.status === 200 && findLine(response.body, needle) === undefined,
     onFailure(_entry, url, error) {
       io.stderr(`KeywordHunter: ${url.href}: ${error.message}\n`);
     },
@@ -180,6 +182,8 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
     program,
     signal: io.signal,
     ...parallel,
+    // With --concurrency above 1, links of pages fetched ahead are found as the pages arrive.
+    scanAhead: true,
     events: {
       onHop: (url, _depth, status) => line(`PAGE:${fields(url)};status=${status}`),
       onRedirect: (_from, to, raw, action, _depth, error) => {

@@ -47,6 +47,11 @@ export interface CrawlProgram {
   inScope(url: HttpUrl): boolean;
   /** Handles a final (non-redirect) response: save it, search it. */
   onResponse(page: FetchedPage): Promise<PageVerdict>;
+  /**
+   * Whether `onResponse` will answer 'scan' for this page, decided without
+   * side effects (for scanning ahead; see CrawlOptions.scanAhead). Absent: never.
+   */
+  willScan?(page: FetchedPage): boolean;
   /** Handles a URL that could not be fetched at all (no status line). */
   onFailure(entry: FrontierEntry, url: HttpUrl, error: CrawlerError): Promise<void> | void;
   /** Robots.txt disallows the seed. */
@@ -86,6 +91,12 @@ export interface CrawlOptions {
   concurrency?: number;
   /** Most requests in flight to one host whose interval is 0 (default 1). */
   connectionsPerHost?: number;
+  /**
+   * Scan pages fetched ahead as they arrive, and fetch ahead the links the
+   * crawl will follow when it reaches them in order (see Lookahead). The
+   * output is unchanged; only the order of requests at different hosts is.
+   */
+  scanAhead?: boolean;
 }
 
 export interface CrawlSummary {
@@ -100,6 +111,7 @@ export class Crawl {
   /** Aborted when the crawl stops (signal or program): ends every wait for a turn. */
   private readonly halt = new AbortController();
   private readonly fetchSignal: AbortSignal;
+  private window: Lookahead | undefined;
 
   constructor(options: CrawlOptions) {
     this.o = options;
@@ -126,8 +138,14 @@ export class Crawl {
       concurrency: Math.max(1, this.o.concurrency ?? 1),
       // A second connection to one host only where the host asks for no interval.
       perHost: (origin) => (this.o.politeness.intervalFor(origin) === 0 ? perHost : 1),
+      // A host without an interval answers as fast as we ask: one response
+      // waiting beyond those in flight keeps it busy while we work, and more
+      // would only be memory. A host with an interval is slow enough as it is.
+      maxAhead: (origin) => (this.o.politeness.intervalFor(origin) === 0 ? perHost + 1 : Infinity),
       budget: () => (this.o.maxPages === undefined ? Infinity : this.o.maxPages - this.pages),
+      ...(this.o.scanAhead === true && (this.o.concurrency ?? 1) > 1 ? { discover: (entry, url, outcome) => this.linksAhead(entry, url, outcome) } : {}),
     });
+    this.window = window;
     try {
       for (;;) {
         if (this.o.signal?.aborted) return { pages: this.pages, stoppedBy: 'signal' };
@@ -158,7 +176,11 @@ export class Crawl {
     let url = ready.url;
     let outcome: FetchOutcome = ready.outcome;
     for (let hop = 0; ; hop++) {
-      if (hop > 0) outcome = await this.o.fetcher.fetch(url, this.fetchSignal).then((response) => ({ response }), (error: unknown) => ({ error: error as CrawlerError }));
+      if (hop > 0) {
+        const target = url;
+        outcome = await (this.window?.claim(target) ??
+          this.o.fetcher.fetch(target, this.fetchSignal).then((response) => ({ response }), (error: unknown) => ({ error: error as CrawlerError })));
+      }
       const response = outcome.response;
       if (response === undefined) {
         const err = outcome.error as CrawlerError;
@@ -209,16 +231,8 @@ export class Crawl {
   private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<boolean> {
     const { program, events, frontier } = this.o;
     events.onScan?.(page, depth);
-    const found = this.o.extractor.extract(body);
-    let base = page;
-    if (found.base !== undefined) {
-      try {
-        base = program.resolveLink(found.base, page);
-      } catch {
-        // An unusable <base href> is ignored, as browsers do.
-      }
-    }
-    for (const raw of found.hrefs) {
+    const { base, hrefs } = this.links(page, body);
+    for (const raw of hrefs) {
       let url: HttpUrl;
       try {
         url = program.resolveLink(raw, base);
@@ -227,7 +241,9 @@ export class Crawl {
         events.onLink?.(raw, undefined, 'invalid', depth, err);
         continue;
       }
-      const action = await this.classify(url);
+      // Most links are decided without waiting (robots.txt already known):
+      // no promise per link then.
+      const action = this.classifyNow(url) ?? (await this.robotsAction(url));
       if (this.o.signal?.aborted) return false;
       if (action === 'follow') frontier.add({ key: url.key, url: url.href, depth: depth + 1 });
       events.onLink?.(raw, url, action, depth);
@@ -235,19 +251,75 @@ export class Crawl {
     return true;
   }
 
+  /** The links of a page as written, and the base they resolve against. */
+  private links(page: HttpUrl, body: Buffer): { base: HttpUrl; hrefs: readonly string[] } {
+    const found = this.o.extractor.extract(body);
+    let base = page;
+    if (found.base !== undefined) {
+      try {
+        base = this.o.program.resolveLink(found.base, page);
+      } catch {
+        // An unusable <base href> is ignored, as browsers do.
+      }
+    }
+    return { base, hrefs: found.hrefs };
+  }
+
+  /**
+   * Scanning ahead: the links of a page answered out of order that the scan
+   * in order will certainly follow (the page will be scanned, and each link
+   * is in scope, not seen, and allowed by robots.txt rules already known).
+   */
+  private linksAhead(entry: FrontierEntry, url: HttpUrl, outcome: FetchOutcome): Array<{ entry: FrontierEntry; url: HttpUrl }> {
+    const response = outcome.response;
+    if (response === undefined || entry.depth >= this.o.maxDepth || redirectLocation(response) !== undefined) return [];
+    if (this.o.program.willScan?.({ entry, url, depth: entry.depth, response }) !== true) return [];
+    const { base, hrefs } = this.links(url, response.body);
+    const out: Array<{ entry: FrontierEntry; url: HttpUrl }> = [];
+    for (const raw of hrefs) {
+      let link: HttpUrl;
+      try {
+        link = this.o.program.resolveLink(raw, base);
+      } catch {
+        continue;
+      }
+      if (this.classifyNow(link) === 'follow') out.push({ entry: { key: link.key, url: link.href, depth: entry.depth + 1 }, url: link });
+    }
+    return out;
+  }
+
   /** external, then duplicate, then robots, else follow. Robots-disallowed URLs are not remembered as seen. */
   private async classify(url: HttpUrl): Promise<LinkAction> {
+    return this.classifyNow(url) ?? (await this.robotsAction(url));
+  }
+
+  /** The last step of `classify`, for a URL in scope and not seen: it may wait for the host's robots.txt. */
+  private async robotsAction(url: HttpUrl): Promise<LinkAction> {
+    return (await this.robotsAllow(url)) ? 'follow' : 'robots';
+  }
+
+  /** `classify` when it needs no robots.txt fetch; undefined when it does (the host's rules are not loaded yet). */
+  private classifyNow(url: HttpUrl): LinkAction | undefined {
     if (!this.o.program.inScope(url)) return 'external';
     if (this.o.frontier.isSeen(url.key)) return 'duplicate';
-    if (!(await this.robotsAllow(url))) return 'robots';
-    return 'follow';
+    const allowed = this.robotsAllowNow(url);
+    if (allowed === undefined) return undefined;
+    return allowed ? 'follow' : 'robots';
+  }
+
+  /** Whether robots.txt allows `url`, or undefined when its host's rules are not loaded yet. */
+  private robotsAllowNow(url: HttpUrl): boolean | undefined {
+    const robots = this.o.robots;
+    if (robots === undefined) return true;
+    const rules = robots.cached(url.origin);
+    // Matched against the request target as sent (RFC 9309 §2.2.2: percent-encoded).
+    return rules === undefined ? undefined : rules.isAllowed(encodeTarget(url.pathAndQuery));
   }
 
   private async robotsAllow(url: HttpUrl): Promise<boolean> {
-    const robots = this.o.robots;
-    if (robots === undefined) return true;
-    const rules = robots.cached(url.origin) ?? (await this.loadRobots(robots, url));
-    // Matched against the request target as sent (RFC 9309 §2.2.2: percent-encoded).
+    const now = this.robotsAllowNow(url);
+    if (now !== undefined) return now;
+    const rules = await this.loadRobots(this.o.robots as RobotsPolicy, url);
     return rules.isAllowed(encodeTarget(url.pathAndQuery));
   }
 

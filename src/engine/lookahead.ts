@@ -6,8 +6,15 @@
  * politeness (the per-host turn in Politeness) and its own order.
  *
  * With concurrency 1 the window holds one entry: exactly the sequential crawl.
- * Only entries already queued are fetched ahead; they passed the robots check
+ * Entries already queued are fetched ahead; they passed the robots check
  * when they were queued, so nothing disallowed is ever requested.
+ *
+ * Scanning ahead (`discover`): as each answer arrives, out of order, the
+ * crawl may name links of it that it will certainly follow when it reaches
+ * that page in order (in scope, not seen, allowed by robots.txt rules
+ * already known). They are fetched ahead too, after the queued entries of
+ * their host, and a frontier entry with the same key takes over that fetch
+ * when it is queued, so no URL is requested twice.
  */
 import { CrawlerError, isCrawlerError } from '../errors.js';
 import type { FrontierEntry } from '../frontier/store.js';
@@ -28,8 +35,17 @@ export interface LookaheadOptions {
   concurrency: number;
   /** Most requests in flight to one origin. */
   perHost: (origin: string) => number;
+  /**
+   * Most entries of one origin started and not yet handed out (in flight, or
+   * answered and waiting for their turn in order). Bounds how far a fast host
+   * runs ahead of the crawl: every waiting response is memory, and one held
+   * long enough to outlive the young GC generation costs a full collection.
+   */
+  maxAhead: (origin: string) => number;
   /** How many more entries may be taken (the page budget). */
   budget: () => number;
+  /** Links of an answered first hop that the crawl will follow when it reaches the page in order (see above). */
+  discover?: (entry: FrontierEntry, url: HttpUrl, outcome: FetchOutcome) => Array<{ entry: FrontierEntry; url: HttpUrl }>;
 }
 
 interface Slot {
@@ -49,7 +65,11 @@ export interface Ready {
 export class Lookahead {
   private readonly o: LookaheadOptions;
   private readonly slots: Slot[] = [];
+  /** Links found by scanning ahead, not yet queued, in the order found; by key. */
+  private readonly ahead = new Map<string, Slot>();
   private readonly inFlightByHost = new Map<string, number>();
+  /** Started and not yet handed out, per origin. */
+  private readonly aheadByHost = new Map<string, number>();
   private inFlight = 0;
   private readonly size: number;
 
@@ -67,7 +87,30 @@ export class Lookahead {
     if (head.outcome === undefined) this.start(head); // only when its URL could not be resolved
     const outcome = await (head.outcome as Promise<FetchOutcome>);
     this.slots.shift();
+    if (head.url !== undefined) {
+      this.handedOut(head.url.origin);
+      this.schedule(); // the host may have been held back by maxAhead
+    }
     return { entry: head.entry, url: head.url, outcome };
+  }
+
+  /**
+   * The fetch of `url` started by scanning ahead, taken over by the caller
+   * (a redirect's target fetched in its turn), or undefined when there is none.
+   */
+  claim(url: HttpUrl): Promise<FetchOutcome> | undefined {
+    const slot = this.ahead.get(url.key);
+    if (slot === undefined) return undefined;
+    this.ahead.delete(url.key);
+    if (slot.outcome === undefined) return undefined; // not started: the caller fetches it
+    this.handedOut(url.origin);
+    return slot.outcome;
+  }
+
+  private handedOut(host: string): void {
+    const n = (this.aheadByHost.get(host) ?? 1) - 1;
+    if (n === 0) this.aheadByHost.delete(host);
+    else this.aheadByHost.set(host, n);
   }
 
   /** True when a request other than the head's may be in flight. */
@@ -93,14 +136,30 @@ export class Lookahead {
         if (!isCrawlerError(err)) throw err;
         resolveError = err;
       }
-      this.slots.push({ entry, url, resolveError, outcome: undefined });
+      const found = this.ahead.get(entry.key);
+      if (found !== undefined) {
+        // Found by scanning ahead, maybe fetched already: this entry takes it over.
+        this.ahead.delete(entry.key);
+        found.entry = entry;
+        // The same key, but the host as this entry writes it (the output prints it).
+        if (url !== undefined) found.url = url;
+        this.slots.push(found);
+      } else this.slots.push({ entry, url, resolveError, outcome: undefined });
     }
   }
 
-  /** Starts every slot whose host is free, in order, up to the concurrency. */
+  /** Records links found by scanning ahead (at most one window's worth waiting). */
+  private found(links: Array<{ entry: FrontierEntry; url: HttpUrl }>): void {
+    for (const { entry, url } of links) {
+      if (this.ahead.size >= this.size) return;
+      if (!this.ahead.has(entry.key)) this.ahead.set(entry.key, { entry, url, resolveError: undefined, outcome: undefined });
+    }
+  }
+
+  /** Starts every slot whose host is free, in order (queued entries, then links found ahead), up to the concurrency. */
   private schedule(): void {
     const waiting = new Set<string>(); // hosts with an earlier slot not yet started
-    for (const slot of this.slots) {
+    for (const slot of this.ahead.size === 0 ? this.slots : [...this.slots, ...this.ahead.values()]) {
       if (slot.outcome !== undefined) continue;
       if (slot.url === undefined) {
         this.start(slot);
@@ -109,7 +168,8 @@ export class Lookahead {
       const host = slot.url.origin;
       if (waiting.has(host)) continue;
       const busy = this.inFlightByHost.get(host) ?? 0;
-      if (this.inFlight >= this.o.concurrency || busy >= this.o.perHost(host)) {
+      const ahead = this.aheadByHost.get(host) ?? 0;
+      if (this.inFlight >= this.o.concurrency || busy >= this.o.perHost(host) || ahead >= this.o.maxAhead(host)) {
         waiting.add(host);
         continue;
       }
@@ -126,6 +186,7 @@ export class Lookahead {
     const host = url.origin;
     this.inFlight++;
     this.inFlightByHost.set(host, (this.inFlightByHost.get(host) ?? 0) + 1);
+    this.aheadByHost.set(host, (this.aheadByHost.get(host) ?? 0) + 1);
     slot.outcome = this.o.fetch(url).then(
       (response): FetchOutcome => ({ response }),
       (err: unknown): FetchOutcome => {
@@ -133,11 +194,12 @@ export class Lookahead {
         return { error: new CrawlerError('ERR_SOCKET', `unexpected failure: ${String(err)}`, { cause: err }) };
       },
     );
-    void slot.outcome.then(() => {
+    void slot.outcome.then((outcome) => {
       this.inFlight--;
       const n = (this.inFlightByHost.get(host) ?? 1) - 1;
       if (n === 0) this.inFlightByHost.delete(host);
       else this.inFlightByHost.set(host, n);
+      if (this.o.discover !== undefined && outcome.response !== undefined) this.found(this.o.discover(slot.entry, url, outcome));
       this.schedule();
     });
   }

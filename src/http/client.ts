@@ -8,6 +8,7 @@
  * The client only fetches. Redirects, robots.txt and politeness belong to
  * the engine, which sees every hop (each hop is a request start to a host).
  */
+import { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { Connection, defaultConnector, ExchangeError, type Connector } from './connection.js';
 import { buildRequest } from './request.js';
@@ -58,6 +59,8 @@ export class HttpClient {
   readonly options: HttpClientOptions;
   private readonly idle = new Map<string, Connection[]>();
   private readonly open = new Set<Connection>();
+  /** Set by close(): no connection is opened after it (a request it cut short is not retried). */
+  private closed = false;
 
   constructor(options: Partial<HttpClientOptions> & { userAgent: string }) {
     this.options = { ...DEFAULT_CLIENT_OPTIONS, ...options };
@@ -80,12 +83,14 @@ export class HttpClient {
         if (!(err instanceof ExchangeError) || err.receivedBytes || !isStaleCode(err.code)) throw err;
       }
     }
+    if (this.closed) throw new CrawlerError('ERR_ABORTED', `client closed: not requesting ${url.href}`, { url: url.href });
     const fresh = await this.connect(url);
     return this.exchangeOn(fresh, url, request, options, false);
   }
 
-  /** Closes every connection. */
+  /** Closes every connection; the client makes no request after this. */
   close(): void {
+    this.closed = true;
     for (const c of this.open) c.close();
     this.open.clear();
     this.idle.clear();
@@ -96,6 +101,11 @@ export class HttpClient {
       { hostname: url.hostname, port: url.port, tls: url.scheme === 'https', rejectUnauthorized: this.options.rejectUnauthorized },
       this.options.connectTimeoutMs,
     );
+    if (this.closed) {
+      // close() came while we connected.
+      socket.destroy();
+      throw new CrawlerError('ERR_ABORTED', `client closed: not requesting ${url.href}`, { url: url.href });
+    }
     const conn = new Connection(socket);
     this.open.add(conn);
     socket.once('close', () => {

@@ -4,7 +4,6 @@
  * timeouts, and say afterwards whether it may carry another.
  */
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
 import { isIP } from 'node:net';
 import { CrawlerError, type ErrorCode } from '../errors.js';
 import { ResponseParser, type ParsedResponse, type ParserLimits } from './response-parser.js';
@@ -35,12 +34,19 @@ function describeSocketError(err: unknown): string {
   return e?.code ?? e?.message ?? String(err);
 }
 
+/**
+ * node:tls, loaded on the first https connection: loading it (OpenSSL's
+ * contexts) adds about 3 MiB of resident memory that an http crawl never uses.
+ */
+let tls: Promise<typeof import('node:tls')> | undefined;
+
 /** The default connector: node:net, or node:tls for https (SNI unless the host is an IP). */
-export const defaultConnector: Connector = (endpoint, timeoutMs) =>
-  new Promise<Socket>((resolve, reject) => {
+export const defaultConnector: Connector = async (endpoint, timeoutMs) => {
+  const tlsModule = endpoint.tls ? await (tls ??= import('node:tls')) : undefined;
+  return new Promise<Socket>((resolve, reject) => {
     const where = `${endpoint.hostname}:${endpoint.port}`;
-    const socket: Socket = endpoint.tls
-      ? tlsConnect({
+    const socket: Socket = tlsModule !== undefined
+      ? tlsModule.connect({
           host: endpoint.hostname,
           port: endpoint.port,
           rejectUnauthorized: endpoint.rejectUnauthorized ?? true,
@@ -66,6 +72,7 @@ export const defaultConnector: Connector = (endpoint, timeoutMs) =>
       resolve(socket);
     });
   });
+};
 
 /** Per-request options. */
 export interface ExchangeOptions {

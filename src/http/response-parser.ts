@@ -5,9 +5,11 @@
  * Hot path of the crawler, so: Buffers are scanned with indexOf (native), never
  * byte by byte in JS except the few bytes of a chunk-size line; header lines
  * are decoded once each with latin1 (one char per byte, so any obs-text in a
- * field survives unchanged); a Content-Length body is copied once into a
- * buffer allocated once; chunked and read-until-close bodies are kept as
- * slices of the fed chunks and concatenated once at the end.
+ * field survives unchanged); a Content-Length body that arrives within one
+ * fed chunk is a view of that chunk (no copy), otherwise it is copied once
+ * into a buffer allocated once; chunked and read-until-close bodies are kept
+ * as slices of the fed chunks and concatenated once at the end. The caller
+ * must not modify a chunk after feeding it.
  *
  * Leniency, chosen where the two upstream parsers in the conformance data
  * disagree (see test/http/response-parser-conformance.test.ts):
@@ -114,6 +116,8 @@ export class ResponseParser {
   private gotStatus = false;
   private headInfo: ResponseHead | undefined;
   private fixed: Buffer | undefined;
+  /** A Content-Length body that arrived within one fed chunk: a view of that chunk. */
+  private view: Buffer | undefined;
   private filled = 0;
   private remaining = 0;
   private parts: Buffer[] = [];
@@ -203,8 +207,19 @@ export class ResponseParser {
       const state = this.state;
       if (state === BODY_LENGTH) {
         const n = Math.min(this.remaining, len - pos);
+        if (this.fixed === undefined) {
+          if (n === this.remaining) {
+            // The whole body is in this chunk (the usual case): a view of it, no copy.
+            this.view = buf.subarray(pos, pos + n);
+            this.remaining = 0;
+            pos += n;
+            this.complete();
+            continue;
+          }
+          this.fixed = Buffer.allocUnsafe(this.remaining);
+        }
         // TypedArray#set is a plain memcpy; Buffer#copy has more JS overhead on Node 20.
-        (this.fixed as Buffer).set(n === len ? buf : buf.subarray(pos, pos + n), this.filled);
+        this.fixed.set(n === len ? buf : buf.subarray(pos, pos + n), this.filled);
         this.filled += n;
         this.remaining -= n;
         pos += n;
@@ -364,7 +379,7 @@ export class ResponseParser {
     if (framing === 'chunked') this.state = CHUNK_SIZE;
     else if (framing === 'close') this.state = BODY_CLOSE;
     else if (length > 0) {
-      this.fixed = Buffer.allocUnsafe(length);
+      // The buffer is allocated when the first body bytes arrive, and only if the body spans chunks.
       this.remaining = length;
       this.state = BODY_LENGTH;
     } else this.complete();
@@ -386,11 +401,12 @@ export class ResponseParser {
 
   private complete(): void {
     const { version, status, reason, headers, keepAlive, framing } = this.headInfo as ResponseHead;
-    const body = this.fixed ?? (this.parts.length === 0 ? EMPTY : Buffer.concat(this.parts, this.bodyBytes));
+    const body = this.view ?? this.fixed ?? (this.parts.length === 0 ? EMPTY : Buffer.concat(this.parts, this.bodyBytes));
     // A literal, not a spread of the head: this runs once per response on the hot path.
     this.result = { version, status, reason, headers, trailers: this.trailerFields, body, keepAlive, framing };
     this.state = DONE;
     this.fixed = undefined;
+    this.view = undefined;
     this.parts = [];
   }
 

@@ -118,10 +118,16 @@ const authorityCache = new Map<string, Authority>();
 const AUTHORITY_CACHE_SIZE = 1024;
 
 function cachedAuthority(authority: string, scheme: HttpScheme, url: string): Authority {
-  const cacheKey = scheme === 'http' ? authority : `s:${authority}`;
+  let cacheKey = scheme === 'http' ? authority : `s:${authority}`;
   let a = authorityCache.get(cacheKey);
   if (a === undefined) {
-    a = parseAuthority(authority, scheme, url); // throws for an invalid one: never cached
+    // A link's authority is a slice of the page it was found on, and so are
+    // the host strings parsed from it: cached as they are, they would keep
+    // that whole page in memory (as would every origin key made from them).
+    // A copy of its own (flattened from a concatenation) holds only itself.
+    const own = ` ${authority}`.slice(1);
+    cacheKey = scheme === 'http' ? own : `s:${own}`;
+    a = parseAuthority(own, scheme, url); // throws for an invalid one: never cached
     if (authorityCache.size >= AUTHORITY_CACHE_SIZE) authorityCache.clear();
     authorityCache.set(cacheKey, a);
   }

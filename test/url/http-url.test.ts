@@ -1,6 +1,8 @@
 /** http(s) URLs: validation, identity keys, scope and the fields both programs print. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parseHttpUrl, resolveHttpUrl } from '../../src/url/http-url.js';
 import { prefixScope, sameOriginScope } from '../../src/url/scope.js';
 import { hasNonHtmlExtension, isHtmlContentType } from '../../src/url/non-html.js';
@@ -107,4 +109,23 @@ test('Content-Type: HTML or absent is a page; anything else is not', () => {
   assert.equal(isHtmlContentType('Application/XHTML+XML'), true);
   assert.equal(isHtmlContentType('image/png'), false);
   assert.equal(isHtmlContentType('text/plain'), false);
+});
+
+test('memory: an origin parsed from a link does not keep the page it was found on (the authority cache holds copies)', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const base = parseHttpUrl('http://127.0.0.1:8080/dir/page.html');
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const origins: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    // A link is a slice of its page's text, as the extractors give it.
+    const page = `${'x'.repeat(1 << 20)}<a href="http://host${i}.example.org:8080/p.html">`;
+    const link = page.slice(page.indexOf('http://'), page.length - 2);
+    origins.push(resolveHttpUrl(link, base).origin);
+  }
+  gc();
+  const grown = (process.memoryUsage().heapUsed - before) / 1048576;
+  assert.equal(origins.length, 40);
+  assert.ok(grown < 10, `40 origins keep ${grown.toFixed(1)} MiB: their 1 MiB pages are still referenced`);
 });
