@@ -19,6 +19,7 @@ import type { RobotsPolicy } from '../robots/policy.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { Lookahead, type FetchOutcome, type Ready } from './lookahead.js';
+import { pageLinks, type PageLink } from './page-links.js';
 import { redirectLocation, type PoliteFetcher } from './polite-fetch.js';
 
 /** What became of a link (or a redirect target). */
@@ -229,16 +230,11 @@ export class Crawl {
    * fetched after the signal cannot be trusted, so the page is redone).
    */
   private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<boolean> {
-    const { program, events, frontier } = this.o;
+    const { events, frontier } = this.o;
     events.onScan?.(page, depth);
-    const { base, hrefs } = this.links(page, body);
-    for (const raw of hrefs) {
-      let url: HttpUrl;
-      try {
-        url = program.resolveLink(raw, base);
-      } catch (err) {
-        if (!isCrawlerError(err)) throw err;
-        events.onLink?.(raw, undefined, 'invalid', depth, err);
+    for (const { raw, url, error } of this.links(page, body)) {
+      if (url === undefined) {
+        events.onLink?.(raw, undefined, 'invalid', depth, error);
         continue;
       }
       // Most links are decided without waiting (robots.txt already known):
@@ -251,18 +247,9 @@ export class Crawl {
     return true;
   }
 
-  /** The links of a page as written, and the base they resolve against. */
-  private links(page: HttpUrl, body: Buffer): { base: HttpUrl; hrefs: readonly string[] } {
-    const found = this.o.extractor.extract(body);
-    let base = page;
-    if (found.base !== undefined) {
-      try {
-        base = this.o.program.resolveLink(found.base, page);
-      } catch {
-        // An unusable <base href> is ignored, as browsers do.
-      }
-    }
-    return { base, hrefs: found.hrefs };
+  /** The links of a page in document order, resolved against its base. */
+  private links(page: HttpUrl, body: Buffer): Generator<PageLink> {
+    return pageLinks(this.o.extractor.extract(body), page, (href, base) => this.o.program.resolveLink(href, base));
   }
 
   /**
@@ -274,16 +261,9 @@ export class Crawl {
     const response = outcome.response;
     if (response === undefined || entry.depth >= this.o.maxDepth || redirectLocation(response) !== undefined) return [];
     if (this.o.program.willScan?.({ entry, url, depth: entry.depth, response }) !== true) return [];
-    const { base, hrefs } = this.links(url, response.body);
     const out: Array<{ entry: FrontierEntry; url: HttpUrl }> = [];
-    for (const raw of hrefs) {
-      let link: HttpUrl;
-      try {
-        link = this.o.program.resolveLink(raw, base);
-      } catch {
-        continue;
-      }
-      if (this.classifyNow(link) === 'follow') out.push({ entry: { key: link.key, url: link.href, depth: entry.depth + 1 }, url: link });
+    for (const { url: link } of this.links(url, response.body)) {
+      if (link !== undefined && this.classifyNow(link) === 'follow') out.push({ entry: { key: link.key, url: link.href, depth: entry.depth + 1 }, url: link });
     }
     return out;
   }
