@@ -6,7 +6,7 @@
 import type { CliIo } from './run-cli.js';
 
 export class Progress {
-  private last = 0;
+  private last = Number.NEGATIVE_INFINITY;
   private drawn = false;
 
   constructor(
