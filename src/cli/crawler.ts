@@ -14,7 +14,7 @@ import { HttpClient, type FetchResponse } from '../http/client.js';
 import { encodeTarget } from '../http/request.js';
 import { headerValue } from '../http/response-parser.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
-import { checkPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
+import { checkPageDirectory, markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
@@ -37,6 +37,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'ignore-robots', type: 'boolean', help: 'do not fetch or obey robots.txt' },
   { name: 'max-pages', type: 'count', arg: 'N', help: 'stop after N responses (default: no limit)' },
   { name: 'user-agent', type: 'string', arg: 'TEXT', default: CRAWLER_USER_AGENT, help: 'User-Agent header and robots.txt agent' },
+  { name: 'overwrite', type: 'boolean', help: 'crawl into a pageDirectory that holds numbered files but no .crawler marker (not a crawl of ours); its numbered files are then replaced' },
   { name: 'resume', type: 'boolean', help: 'continue the interrupted crawl recorded in pageDirectory (same seedURL and maxDepth)' },
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
@@ -134,7 +135,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   } catch (err) {
     throw usage(describeError(err), 'ERR_INVALID_OPTION');
   }
-  await checkPageDirectory(pageDir);
+  await checkPageDirectory(pageDir, { overwrite: flags['overwrite'] === true });
 
   const client = new HttpClient(clientOptionsFrom(flags, userAgent));
   const politeness = new Politeness({ delayMs: (flags['delay'] as number) * 1000 });
@@ -216,6 +217,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     }
   }
 
+  markPageDirectory(pageDir);
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth, resume: flags['resume'] === true });
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);

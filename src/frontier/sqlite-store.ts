@@ -18,10 +18,10 @@ import Database from 'better-sqlite3';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
+import { STATE_FILE } from '../sink/state-file.js';
 import type { FrontierEntry, FrontierStore } from './store.js';
 
-/** The state file's name inside the page directory. */
-export const STATE_FILE = '.crawler-state.db';
+export { STATE_FILE };
 const SCHEMA_VERSION = '1';
 const PREFETCH = 64;
 

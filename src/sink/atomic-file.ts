@@ -11,7 +11,7 @@
  * (the lookahead window), and a page write into the page cache takes tens of
  * microseconds.
  */
-import { closeSync, constants, fsyncSync, openSync, renameSync, unlinkSync, writevSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writevSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
 
@@ -20,6 +20,14 @@ let counter = 0;
 
 /** The prefix of every temporary file this module makes (for clean-up after a crash). */
 export const TEMP_PREFIX = '.tmp-';
+
+/** Exactly the names this module gives temporary files (`.tmp-PID-N-name`): a user's `.tmp-notes` is not one. */
+const TEMP_NAME_RE = /^\.tmp-[0-9]+-[0-9]+-/;
+
+/** True for a name this module gives its temporary files (clean-up after a crash removes only those). */
+export function isTempName(name: string): boolean {
+  return TEMP_NAME_RE.test(name);
+}
 
 function errorCode(err: unknown): string {
   return (err as NodeJS.ErrnoException).code ?? String(err);
@@ -93,6 +101,27 @@ export function discardStagedSync(tempPath: string): void {
 /** Writes `chunks` to `dir/name` atomically. Throws ERR_WRITE naming the file. Returns the final path. */
 export function writeFileAtomicSync(dir: string, name: string, chunks: readonly Uint8Array[], options: { fsync?: boolean } = {}): string {
   return publishStagedSync(stageFileSync(dir, name, chunks, options), dir, name);
+}
+
+/**
+ * Writes `chunks` to `dir/name` atomically, but only if nothing is there yet:
+ * the staged file is hard-linked to its final name (link(2) never replaces
+ * and never follows a symlink), so a file that was there before, or that
+ * appeared meanwhile, is never overwritten. Returns false when the name is
+ * taken (the staged file is then dropped); throws ERR_WRITE naming the file.
+ */
+export function writeFileNewSync(dir: string, name: string, chunks: readonly Uint8Array[], options: { fsync?: boolean } = {}): boolean {
+  const tempPath = stageFileSync(dir, name, chunks, options);
+  const finalPath = join(dir, name);
+  try {
+    linkSync(tempPath, finalPath);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new CrawlerError('ERR_WRITE', `cannot write ${finalPath}: ${errorCode(err)}`, { cause: err });
+  } finally {
+    discardStagedSync(tempPath);
+  }
 }
 
 /** The same, as a promise (rejects with ERR_WRITE). */

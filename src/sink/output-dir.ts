@@ -3,13 +3,14 @@
  * one flat file named after the last segment of its path
  * (`/photos/january.html` gives `january.html`; an empty segment gives
  * `index.html`). Only the body is saved, byte for byte. A name can never
- * escape the directory, and no page of the run overwrites another: a clash
- * gets a numeric suffix (`index-2.html`).
+ * escape the directory, and nothing is ever overwritten: neither a page of
+ * the run nor a file that was there before (a user's, or an earlier run's).
+ * A clash gets a numeric suffix (`index-2.html`).
  */
 import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { CrawlerError } from '../errors.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileNewSync } from './atomic-file.js';
 
 /** Longest file name we make, in bytes (most file systems allow 255). */
 export const MAX_NAME_BYTES = 200;
@@ -90,12 +91,14 @@ export class OutputDirSink {
     return name;
   }
 
-  /** Saves a body; resolves with the file name used. */
+  /** Saves a body under a name nothing holds yet; resolves with the file name used. */
   async save(path: string, body: Buffer): Promise<string> {
-    const name = this.nameFor(path);
-    // Names compare case-insensitively so that case-insensitive file systems never clash either.
-    this.used.add(name.toLowerCase());
-    await writeFileAtomic(this.dir, name, [body]);
-    return name;
+    for (;;) {
+      const name = this.nameFor(path);
+      // Names compare case-insensitively so that case-insensitive file systems never clash either.
+      this.used.add(name.toLowerCase());
+      // A name taken on disk (a file that was there before the run) is skipped like one of the run's.
+      if (writeFileNewSync(this.dir, name, [body])) return name;
+    }
   }
 }

@@ -2,18 +2,24 @@
  * The TinySearch Engine page directory: each saved page is `DIR/ID` holding
  * the URL, a newline, the depth, a newline, then the body bytes unchanged.
  * IDs are 1, 2, 3... in the order pages are saved. The directory also gets a
- * `.crawler` marker. A new crawl replaces an earlier one: numbered files it
- * did not write are removed when it finishes (and stderr says so); other
- * files are never touched.
+ * `.crawler` marker, which says "a crawl of ours": only then may a new crawl
+ * replace an earlier one, removing the numbered files it did not write when
+ * it finishes (and stderr says so). A directory that holds numbered files
+ * but no marker is someone else's and is refused before any request, unless
+ * the user says `--overwrite` (spec decision "Files that are not ours").
+ * Other files are never touched.
  */
 import { constants } from 'node:fs';
-import { access, readdir, stat, unlink } from 'node:fs/promises';
+import { access, lstat, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
-import { discardStagedSync, publishStagedSync, stageFileSync, TEMP_PREFIX, writeFileAtomic } from './atomic-file.js';
+import { discardStagedSync, isTempName, publishStagedSync, stageFileSync, writeFileAtomicSync } from './atomic-file.js';
+import { STATE_FILE } from './state-file.js';
 
 /** The marker file that says "a crawler wrote this directory". */
 export const MARKER = '.crawler';
+/** What the marker holds: a file named `.crawler` with other contents is not ours. */
+export const MARKER_TEXT = 'polite-crawler page directory\n';
 
 const PAGE_FILE_RE = /^[1-9][0-9]*$/;
 
@@ -36,8 +42,21 @@ function pageChunks(page: TsePage): Uint8Array[] {
   return [Buffer.from(`${page.url}\n${page.depth}\n`, 'utf8'), page.body];
 }
 
-/** Checks that `dir` exists and is a writable directory; the error names what is wrong. */
-export async function checkPageDirectory(dir: string): Promise<void> {
+/** Whether `dir` holds our marker: a regular file (not a link planted there) with our text. */
+async function hasOurMarker(dir: string): Promise<boolean> {
+  const path = join(dir, MARKER);
+  const st = await lstat(path).catch(() => undefined);
+  if (st === undefined || !st.isFile() || st.size !== MARKER_TEXT.length) return false;
+  return (await readFile(path, 'utf8').catch(() => '')) === MARKER_TEXT;
+}
+
+/**
+ * Checks that `dir` exists, is a writable directory, and may be crawled
+ * into: it holds our marker, or nothing a crawl would replace (numbered
+ * files, a marker or state file of someone else's), or `overwrite` is set.
+ * The error names what is wrong, and one file that is not ours.
+ */
+export async function checkPageDirectory(dir: string, options: { overwrite?: boolean } = {}): Promise<void> {
   let st;
   try {
     st = await stat(dir);
@@ -50,6 +69,27 @@ export async function checkPageDirectory(dir: string): Promise<void> {
   } catch {
     throw new CrawlerError('ERR_PAGE_DIRECTORY', `pageDirectory "${dir}" is not writable`);
   }
+  if (options.overwrite === true || (await hasOurMarker(dir))) return;
+  // As removeStale sees them: a directory named "7" is no page file.
+  const names = (await readdir(dir, { withFileTypes: true })).filter((e) => !e.isDirectory()).map((e) => e.name);
+  names.sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+  const theirs = names.find((n) => PAGE_FILE_RE.test(n) || n === MARKER || n === STATE_FILE);
+  if (theirs !== undefined) {
+    throw new CrawlerError(
+      'ERR_PAGE_DIRECTORY',
+      `pageDirectory "${dir}" holds "${theirs}" but no ${MARKER} marker of an earlier crawl: it is not ours to replace (--overwrite to crawl into it anyway)`,
+    );
+  }
+}
+
+/**
+ * Writes the marker: `dir` is a crawl of ours from now on. A private crawl
+ * writes it before it makes its state file, so that a crawl stopped before
+ * its first page is still known as ours.
+ */
+export function markPageDirectory(dir: string): void {
+  // Atomically, like the pages: a symlink planted under the marker's name is replaced, never followed.
+  writeFileAtomicSync(dir, MARKER, [Buffer.from(MARKER_TEXT)]);
 }
 
 export class TsePageDirectory {
@@ -70,18 +110,18 @@ export class TsePageDirectory {
     return this.nextId;
   }
 
-  private async mark(): Promise<void> {
+  /** Writes the marker (once, before the first page): the directory is a crawl of ours from now on. */
+  mark(): void {
     if (this.markerWritten) return;
-    // Atomically, like the pages: a symlink planted under the marker's name is replaced, never followed.
-    await writeFileAtomic(this.dir, MARKER, [Buffer.from('polite-crawler page directory\n')]);
+    markPageDirectory(this.dir);
     this.markerWritten = true;
   }
 
   /** Saves a page under the next ID. Resolves with the ID once the file is in place. */
   async save(page: TsePage): Promise<number> {
-    await this.mark();
+    this.mark();
     const id = this.nextId++;
-    await writeFileAtomic(this.dir, String(id), pageChunks(page), { fsync: this.fsync });
+    writeFileAtomicSync(this.dir, String(id), pageChunks(page), { fsync: this.fsync });
     return id;
   }
 
@@ -92,7 +132,7 @@ export class TsePageDirectory {
    * page file.
    */
   async stage(page: TsePage): Promise<StagedPage> {
-    await this.mark();
+    this.mark();
     const path = stageFileSync(this.dir, 'staged', pageChunks(page), { fsync: this.fsync });
     return {
       publish: (id) => void publishStagedSync(path, this.dir, String(id)),
@@ -103,14 +143,14 @@ export class TsePageDirectory {
   /** Removes the temporary files a crash left (only when no other writer is at work in the directory). */
   async removeTemporary(): Promise<void> {
     for (const name of await readdir(this.dir)) {
-      if (name.startsWith(TEMP_PREFIX)) await unlink(join(this.dir, name)).catch(() => undefined);
+      if (isTempName(name)) await unlink(join(this.dir, name)).catch(() => undefined);
     }
   }
 
   /**
    * Removes numbered page files above the last saved ID (left by an earlier,
-   * longer crawl) and temporary files left by a crash. Returns how many
-   * page files were removed.
+   * longer crawl of ours: checkPageDirectory let the crawl in) and temporary
+   * files left by a crash. Returns how many page files were removed.
    */
   async removeStale(): Promise<number> {
     const last = this.nextId - 1;
@@ -121,7 +161,7 @@ export class TsePageDirectory {
       if (PAGE_FILE_RE.test(name) && Number(name) > last && !entry.isDirectory()) {
         await unlink(join(this.dir, name));
         removed++;
-      } else if (name.startsWith(TEMP_PREFIX)) {
+      } else if (isTempName(name)) {
         await unlink(join(this.dir, name)).catch(() => undefined);
       }
     }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
 import { crawl, numberedFiles, pageList, parseLog, readPages, removeTempDirs, tempDir, urlsWith } from '../helpers/crawler-e2e.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { MARKER, MARKER_TEXT } from '../../src/sink/tse-pagedir.js';
 
 const sites: SiteServer[] = [];
 after(async () => {
@@ -89,9 +90,10 @@ describe('page files', { concurrency: true }, () => {
 });
 
 describe('a new crawl replaces an earlier one', { concurrency: true }, () => {
-  test('numbered files it did not write are removed, stderr says so, other files untouched', async () => {
+  test('an earlier crawl of ours (the .crawler marker): numbered files it did not write are removed, stderr says so, other files untouched', async () => {
     const s = await serve({ '/index.html': { body: page('index', ['a.html', 'b.html']) }, '/a.html': { body: page('a') }, '/b.html': { body: page('b') } });
     const dir = tempDir();
+    writeFileSync(join(dir, MARKER), MARKER_TEXT);
     for (let i = 1; i <= 10; i++) writeFileSync(join(dir, String(i)), `http://old.example/${i}\n1\nold page ${i}\n`);
     const others: Record<string, string> = { 'notes.txt': 'mine\n', 'index.html': '<p>not a page file</p>', '007': 'leading zero', '0': 'zero', '.hidden': 'h', '12.bak': 'backup' };
     for (const [n, text] of Object.entries(others)) writeFileSync(join(dir, n), text);
@@ -118,6 +120,64 @@ describe('a new crawl replaces an earlier one', { concurrency: true }, () => {
     assert.equal(second.code, 0, second.stderr);
     assert.deepEqual(pageList(dir), [`1 ${s.origin}/index.html 0`]);
     assert.match(second.stderr, /removed 2 page files/);
+  });
+
+  test('a directory without our marker that holds a numbered file is not ours: exit 1 before any request, one line naming the file, nothing touched', async () => {
+    const s = await serve({ '/index.html': { body: page('index', ['a.html']) }, '/a.html': { body: page('a') } });
+    const dir = tempDir();
+    const mine: Record<string, string> = { '99': 'my own notes, not a page\n', '1': 'my first file\n', 'notes.txt': 'mine\n' };
+    for (const [n, text] of Object.entries(mine)) writeFileSync(join(dir, n), text);
+    const r = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '1']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^crawler: pageDirectory ".*" holds "1" but no \.crawler marker .*--overwrite.*\n$/);
+    assert.equal(r.stderr.split('\n').length, 2, 'one line');
+    assert.equal(s.requests.length, 0, 'no request was made');
+    assert.deepEqual(readdirSync(dir).sort(), Object.keys(mine).sort(), 'no file added, none removed');
+    for (const [n, text] of Object.entries(mine)) assert.equal(readFileSync(join(dir, n), 'utf8'), text, `${n} untouched`);
+  });
+
+  test('someone else\'s .crawler or state file, with no numbered file, is refused too; files whose names are not numbers alone are crawled beside', async () => {
+    const s = await serve({ '/index.html': { body: page('index') } });
+    for (const name of ['.crawler', '.crawler-state.db']) {
+      const dir = tempDir();
+      writeFileSync(join(dir, name), 'not yours\n');
+      const r = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '0']);
+      assert.equal(r.code, 1, `${name}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`holds "${name.replace(/\./g, '\\.')}" but no`));
+      assert.equal(readFileSync(join(dir, name), 'utf8'), 'not yours\n');
+    }
+    const dir = tempDir();
+    const others: Record<string, string> = { 'notes.txt': 'mine\n', '007': 'leading zero', '0': 'zero', '12.bak': 'backup', '.tmp-notes': 'mine too' };
+    for (const [n, text] of Object.entries(others)) writeFileSync(join(dir, n), text);
+    const r = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '0']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(numberedFiles(dir).filter((n) => /^[1-9]/.test(n)), ['1']);
+    for (const [n, text] of Object.entries(others)) assert.equal(readFileSync(join(dir, n), 'utf8'), text, `${n} untouched`);
+  });
+
+  test('--overwrite crawls into a directory that is not ours: its numbered files are replaced, other files untouched', async () => {
+    const s = await serve({ '/index.html': { body: page('index', ['a.html']) }, '/a.html': { body: page('a') } });
+    const dir = tempDir();
+    for (const n of ['1', '5', '99']) writeFileSync(join(dir, n), `user file ${n}\n`);
+    writeFileSync(join(dir, 'notes.txt'), 'mine\n');
+    const r = await crawl(['--delay', '0', '--overwrite', `${s.origin}/index.html`, dir, '1']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(pageList(dir).filter((l) => /^[1-9]/.test(l)), [`1 ${s.origin}/index.html 0`, `2 ${s.origin}/a.html 1`]);
+    assert.deepEqual(numberedFiles(dir), ['1', '2']);
+    assert.match(r.stderr, /removed 2 page files/);
+    assert.equal(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'mine\n');
+    assert.equal(readFileSync(join(dir, MARKER), 'utf8'), MARKER_TEXT);
+  });
+
+  test('a crawl stopped before its first page still leaves the directory ours: running again (or --resume) is not refused', async () => {
+    const s = await serve({ '/index.html': { body: page('index') } });
+    const dir = tempDir();
+    writeFileSync(join(dir, MARKER), MARKER_TEXT);
+    writeFileSync(join(dir, '3'), 'an earlier page\n');
+    const r = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '0']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(numberedFiles(dir), ['1']);
   });
 
   test('a directory whose name is a number is not a page file: left alone, the crawl still succeeds', async () => {

@@ -76,6 +76,20 @@ describe('file names from URLs: always one plain name directly inside OutputDir'
     assert.deepEqual(bodies, Array.from({ length: 20 }, (_, i) => `page ${i}`).sort());
   });
 
+  test('OutputDirSink: a file that was there before the run (a user\'s, an earlier run\'s) is never overwritten; the page takes the next free name', async () => {
+    const dir = temp('files-out-theirs-');
+    writeFileSync(join(dir, 'index.html'), 'the user\'s own index\n');
+    writeFileSync(join(dir, 'index-2.html'), 'an earlier run\'s page\n');
+    writeFileSync(join(dir, '.tmp-notes'), 'mine\n');
+    const sink = new OutputDirSink(dir);
+    assert.equal(await sink.save('/', Buffer.from('new index')), 'index-3.html');
+    assert.equal(await sink.save('/docs/', Buffer.from('another index')), 'index-4.html');
+    assert.equal(readFileSync(join(dir, 'index.html'), 'utf8'), 'the user\'s own index\n');
+    assert.equal(readFileSync(join(dir, 'index-2.html'), 'utf8'), 'an earlier run\'s page\n');
+    assert.equal(readFileSync(join(dir, 'index-3.html'), 'utf8'), 'new index');
+    assert.deepEqual(readdirSync(dir).sort(), ['.tmp-notes', 'index-2.html', 'index-3.html', 'index-4.html', 'index.html'], 'no temporary file left, the user\'s kept');
+  });
+
   test('end to end: KeywordHunter saves every hostile page as a regular file directly inside OutputDir, nothing beside it', async () => {
     const mark = `esc${randomBytes(4).toString('hex')}`;
     const srv = await startFaultServer();
@@ -120,8 +134,8 @@ describe('file names from URLs: always one plain name directly inside OutputDir'
   });
 });
 
-describe('OutputDir: planted symlinks are replaced, never followed', () => {
-  test('index.html -> victim, page.html -> absolute victim, new.html -> dangling: victims unchanged, pages are regular files', async () => {
+describe('OutputDir: planted symlinks are never followed, never replaced', () => {
+  test('index.html -> victim, page.html -> absolute victim, new.html -> dangling: victims and links unchanged, pages saved beside them as regular files', async () => {
     const srv = await startFaultServer();
     try {
       const index = html('index', ['/page.html', '/new.html']);
@@ -141,7 +155,9 @@ describe('OutputDir: planted symlinks are replaced, never followed', () => {
       assert.equal(readFileSync(join(root, 'victim'), 'utf8'), 'VICTIM\n');
       assert.equal(readFileSync(join(root, 'victim2'), 'utf8'), 'VICTIM2\n');
       assert.ok(!existsSync(join(root, 'created-through-link')), 'nothing created through the dangling link');
-      for (const [name, body] of [['index.html', index], ['page.html', 'PAGE\n'], ['new.html', 'NEW\n']] as const) {
+      // Files that were there before the run are not ours: the pages take the next free names.
+      for (const name of ['index.html', 'page.html', 'new.html']) assert.ok(lstatSync(join(out, name)).isSymbolicLink(), `${name} is still the link planted there`);
+      for (const [name, body] of [['index-2.html', index], ['page-2.html', 'PAGE\n'], ['new-2.html', 'NEW\n']] as const) {
         assert.ok(lstatSync(join(out, name)).isFile(), `${name} is a regular file`);
         assert.equal(readFileSync(join(out, name), 'utf8'), body);
       }

@@ -63,7 +63,12 @@ describe('crawler: planted symlinks are replaced, never followed', () => {
       symlinkSync(join(root, 'created-through-link'), join(pd, '3'));
       symlinkSync(victimMarker, join(pd, '.crawler'));
       symlinkSync(victimState, join(pd, '.crawler-state.db'));
-      const r = await runMeasured('crawler', ['--delay', '0', srv.url('/c0.html'), pd, '2']);
+      // Without --overwrite a directory holding numbered files but not our marker is refused, and nothing is touched.
+      const refused = await runMeasured('crawler', ['--delay', '0', srv.url('/c0.html'), pd, '2']);
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.equal(srv.requests.length, 0, 'no request was made');
+      for (const name of ['1', '2', '3', '.crawler', '.crawler-state.db']) assert.ok(lstatSync(join(pd, name)).isSymbolicLink(), `${name} untouched`);
+      const r = await runMeasured('crawler', ['--delay', '0', '--overwrite', srv.url('/c0.html'), pd, '2']);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(readFileSync(victim, 'utf8'), 'VICTIM\n', 'the file behind 1 is unchanged');
       assert.equal(readFileSync(victimMarker, 'utf8'), 'VICTIM MARKER\n', 'the file behind .crawler is unchanged');

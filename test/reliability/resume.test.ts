@@ -72,7 +72,8 @@ function crawlAndKill(args: string[], dir: string, signal: NodeJS.Signals, when:
     };
     const watcher = watchTemp
       ? watch(dir, (_ev, name) => {
-          if (name !== null && String(name).startsWith('.tmp-')) kill();
+          // A page's temporary file (`.tmp-PID-N-ID`), not the marker's, which is written before the crawl state.
+          if (name !== null && /^\.tmp-[0-9]+-[0-9]+-[0-9]+$/.test(String(name))) kill();
         })
       : undefined;
     child.stdout.on('data', (d: Buffer) => {
