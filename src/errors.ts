@@ -42,6 +42,8 @@ export interface CrawlerErrorOptions {
   url?: string;
   /** The lower-level error, kept for debugging (never printed to users). */
   cause?: unknown;
+  /** A line of our own printed after the message (e.g. the usage line); never network text. */
+  hint?: string;
 }
 
 /** Base class of every deliberate failure. `code` is stable; `message` is one line. */
@@ -49,11 +51,13 @@ export class CrawlerError extends Error {
   override readonly name = 'CrawlerError';
   readonly code: ErrorCode;
   readonly url: string | undefined;
+  readonly hint: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: CrawlerErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.url = options.url;
+    this.hint = options.hint;
   }
 }
 

@@ -6,26 +6,10 @@
  * written before the next request, so a reader sees each page's lines as
  * soon as the page is done, at one write per page instead of one per line.
  */
+import { printable } from '../output/terminal-text.js';
 import type { CliIo } from './run-cli.js';
 
 export type LogMode = 'cs50' | 'json' | 'quiet';
-
-// C0 controls, DEL, C1 controls, LINE and PARAGRAPH SEPARATOR: line breaks or terminal escapes for some reader.
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
-/**
- * `text` with every character that could break a log line or drive a
- * terminal (C0, DEL, C1, U+2028, U+2029) percent-encoded as UTF-8 (`%0A`,
- * `%1B`, `%C2%85`). A link's text is the page author's: without this, a LF
- * in an href could forge log lines. Everything else is left as it is.
- */
-export function printable(text: string): string {
-  if (text.search(UNPRINTABLE) === -1) return text;
-  return text.replace(UNPRINTABLE, (c) =>
-    Array.from(Buffer.from(c, 'utf8'), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
-  );
-}
 
 /** One CS50-format log line (without the newline). URL and reason go through `printable`. */
 export function formatCs50(depth: number, word: string, url: string, reason?: string): string {

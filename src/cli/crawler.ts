@@ -76,7 +76,7 @@ prevented it (bad arguments, unusable directory, seed not fetchable:
 `;
 
 function usage(message: string, code: ErrorCode = 'ERR_USAGE'): CrawlerError {
-  return new CrawlerError(code, `${message}\nUsage: crawler [options] seedURL pageDirectory maxDepth (see --help)`);
+  return new CrawlerError(code, message, { hint: 'Usage: crawler [options] seedURL pageDirectory maxDepth (see --help)' });
 }
 
 /** crawler's main: returns the exit status. */

@@ -64,7 +64,7 @@ OutputDir; 130 stopped by SIGINT/SIGTERM.
 `;
 
 function usage(message: string): CrawlerError {
-  return new CrawlerError('ERR_USAGE', `${message}\nUsage: KeywordHunter [options] StartURL SearchKeyword [OutputDir] (see --help)`);
+  return new CrawlerError('ERR_USAGE', message, { hint: 'Usage: KeywordHunter [options] StartURL SearchKeyword [OutputDir] (see --help)' });
 }
 
 const ACTION_NAMES: Record<LinkAction, string> = {

@@ -3,7 +3,7 @@
  * terminal (spec decision "Stdout is the product, stderr is for people"),
  * redrawn at most ten times a second, and erased when the work ends.
  */
-import type { CliIo } from './run-cli.js';
+import { STATUS_WIDTH, type CliIo } from './run-cli.js';
 
 export class Progress {
   private last = Number.NEGATIVE_INFINITY;
@@ -21,14 +21,13 @@ export class Progress {
     if (now - this.last < 100) return;
     this.last = now;
     const line = text();
-    const width = 78;
-    this.io.stderr(`\r${line.length > width ? line.slice(0, width) : line.padEnd(width)}`);
+    this.io.status(line.length > STATUS_WIDTH ? line.slice(0, STATUS_WIDTH) : line.padEnd(STATUS_WIDTH));
     this.drawn = true;
   }
 
   /** Erases the line. */
   done(): void {
-    if (this.drawn) this.io.stderr(`\r${' '.repeat(78)}\r`);
+    if (this.drawn) this.io.status('');
     this.drawn = false;
   }
 }

@@ -6,7 +6,7 @@ import type { CliIo } from '../../src/cli/run-cli.js';
 
 function fakeIo(tty: boolean): { io: CliIo; err: string[] } {
   const err: string[] = [];
-  const io: CliIo = { stdout: () => undefined, stderr: (s) => void err.push(s), stderrIsTTY: tty, stdoutIsTTY: false, signal: new AbortController().signal };
+  const io: CliIo = { stdout: () => undefined, stderr: (s) => void err.push(s), status: (s) => void err.push(`status:${s}`), stderrIsTTY: tty, stdoutIsTTY: false, signal: new AbortController().signal };
   return { io, err };
 }
 
@@ -24,7 +24,8 @@ test('on a terminal: one carriage-return line, redrawn at most every 100 ms, era
   p.update(() => '1 page');
   p.update(() => '2 pages'); // within 100 ms: skipped
   assert.equal(err.length, 1);
-  assert.match(err[0] as string, /^\r1 page\s+$/);
+  assert.match(err[0] as string, /^status:1 page\s+$/);
+  assert.equal((err[0] as string).length, 'status:'.length + 78, 'padded to the status width');
   p.done();
-  assert.match(err[1] as string, /^\r\s+\r$/);
+  assert.equal(err[1], 'status:', 'erased');
 });
