@@ -22,9 +22,18 @@ export function badResponse(message: string): CrawlerError {
   return new CrawlerError('ERR_BAD_RESPONSE', message);
 }
 
-/** A short, printable excerpt of wire text for an error message. */
+/** DEL and the C1 controls: JSON.stringify leaves them as they are. */
+const C1 = /[\x7f-\x9f]/g;
+
+/**
+ * A short, printable excerpt of wire text (latin1) for an error message:
+ * quoted, at most 60 chars, every control char escaped (JSON.stringify
+ * escapes those below 0x20; DEL and C1 are escaped here), so that printing it
+ * cannot move a terminal's cursor or change its state.
+ */
 export function excerpt(s: string): string {
-  return JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}...` : s);
+  const quoted = JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}...` : s);
+  return quoted.replace(C1, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
 }
 
 /**

@@ -256,6 +256,13 @@ test('RFC 9112 §6.3 rule 5: an invalid Content-Length is rejected', () => {
   }
 });
 
+test('error messages quote wire text with every control char escaped (C0, DEL and C1), so printing one is safe', () => {
+  assert.throws(
+    () => new ResponseParser().feed(bytes('HTTP/1.1 200 OK\r\nContent-Length: 5\x1b[2J\x7f\x9b\r\n\r\n')),
+    isCode('ERR_BAD_RESPONSE', /^invalid Content-Length "5\\u001b\[2J\\u007f\\u009b"$/),
+  );
+});
+
 test('RFC 9112 §6.3 rule 8: without Content-Length or chunked the body runs until the close, which end() marks', () => {
   const raw = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello\r\nworld';
   unfinished(raw);
