@@ -41,7 +41,10 @@ export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent'> = {
   connector: defaultConnector,
 };
 
-/** What one exchange gave. */
+/**
+ * What one exchange gave. Its `notes` (from ParsedResponse) say what the
+ * parser tolerated, such as a skipped header line, for the user to see.
+ */
 export interface FetchResponse extends ParsedResponse {
   /** The URL that was requested. */
   url: HttpUrl;

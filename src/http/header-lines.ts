@@ -22,9 +22,18 @@ export function badResponse(message: string): CrawlerError {
   return new CrawlerError('ERR_BAD_RESPONSE', message);
 }
 
-/** A short, printable excerpt of wire text for an error message. */
+/** DEL and the C1 controls: JSON.stringify leaves them as they are. */
+const C1 = /[\x7f-\x9f]/g;
+
+/**
+ * A short, printable excerpt of wire text (latin1) for an error message or a
+ * note: quoted, at most 60 chars, every control char escaped (JSON.stringify
+ * escapes those below 0x20; DEL and C1 are escaped here), so that printing it
+ * cannot move a terminal's cursor or change its state.
+ */
 export function excerpt(s: string): string {
-  return JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}...` : s);
+  const quoted = JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}...` : s);
+  return quoted.replace(C1, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
 }
 
 /**
@@ -40,19 +49,36 @@ export function trimOws(s: string, from = 0, to = s.length): string {
   return a === 0 && b === s.length ? s : s.slice(a, b);
 }
 
+/** What addFieldLine returns for a line it skipped. */
+export const SKIPPED = -1;
+
 /**
- * Adds one field line (CR/LF already removed, no bare CR inside) to `fields`.
+ * Adds one field line (CR/LF already removed, no bare CR inside) to `fields`,
+ * and returns the index of the field it set or extended, or SKIPPED.
+ *
  * A line that starts with SP or HTAB is an obs-fold continuation (RFC 9112
  * §5.2): it is joined to the previous value with one SP, the fold's own OWS
- * dropped. Names must be tokens (RFC 9110 §5.1): a space inside a name (IIS 6's
- * "en-US Content-Type", which http-parser accepts and llhttp rejects) or before
- * the colon ("Content-Length :", RFC 9112 §5.1) is rejected rather than guessed
- * at, because a mangled name may be a framing field in disguise: the safe choice.
- * Returns the index of the field the line set or extended.
+ * dropped; when the line before was skipped (`afterSkipped`), the
+ * continuation belongs to it and is skipped too.
+ *
+ * A line that cannot be a field is SKIPPED, as curl, wget and browsers skip
+ * it, and the page kept: no colon, an empty name, or a name that is not a
+ * token (RFC 9110 §5.1), such as IIS 6's "en-US Content-Type: text/xml".
+ * That includes whitespace between the name and the colon: RFC 9112 §5.1
+ * allows none ("Content-Length : 5"), so such a line is not a Content-Length
+ * field here, nor any other field, and can never frame a body. It is not
+ * trimmed into one either: RFC 9112 §5.1 has a server reject it and a proxy
+ * remove the whitespace, but a user agent that repaired it would be taking
+ * framing from a line the grammar says is no field; the parser instead
+ * refuses to reuse the connection after it (see `namesFramingField`).
+ *
+ * A NUL in the value of a valid field is still rejected (RFC 9110 §5.5 lets a
+ * recipient reject or replace it; it is dangerous downstream).
  */
-export function addFieldLine(fields: Field[], line: string): number {
+export function addFieldLine(fields: Field[], line: string, afterSkipped = false): number {
   const c0 = line.charCodeAt(0);
   if (c0 === 32 || c0 === 9) {
+    if (afterSkipped) return SKIPPED;
     // RFC 9112 §2.2: whitespace before the first field line must be rejected (or the line ignored).
     if (fields.length === 0) throw badResponse(`continuation line without a field before it: ${excerpt(line)}`);
     const last = fields[fields.length - 1] as Field;
@@ -61,13 +87,29 @@ export function addFieldLine(fields: Field[], line: string): number {
     return fields.length - 1;
   }
   const colon = line.indexOf(':');
-  if (colon <= 0) throw badResponse(colon === 0 ? `empty field name: ${excerpt(line)}` : `field line without a colon: ${excerpt(line)}`);
+  if (colon <= 0) return SKIPPED;
   const name = line.slice(0, colon);
-  if (!TOKEN.test(name)) throw badResponse(`invalid field name ${excerpt(name)}`);
+  if (!TOKEN.test(name)) return SKIPPED;
   // RFC 9110 §5.5: NUL in a field value is dangerous; reject rather than pass it on.
   if (line.indexOf('\0', colon) !== -1) throw badResponse(`NUL in the value of field ${excerpt(name)}`);
   fields.push([name, trimOws(line, colon + 1)]);
   return fields.length - 1;
+}
+
+/**
+ * Does a skipped line name a framing field once the whitespace around its
+ * name is gone ("Content-Length : 5", "Transfer-Encoding\t: chunked")? We do
+ * not read it as one (see addFieldLine), but a proxy would (RFC 9112 §5.1
+ * tells it to remove that whitespace), and so might the server's own code:
+ * the body's end is then in doubt, so the connection must not carry another
+ * response (in the spirit of RFC 9112 §6.3 rule 5, which has a user agent close
+ * the connection on an invalid Content-Length).
+ */
+export function namesFramingField(line: string): boolean {
+  const colon = line.indexOf(':');
+  if (colon === -1) return false;
+  const name = trimOws(line, 0, colon);
+  return isName(name, 'content-length') || isName(name, 'transfer-encoding');
 }
 
 /** True when `name` (any case) equals `lower` (lower case). Compares lengths first: no lowercasing for most names. */

@@ -18,11 +18,19 @@
  *   be read as two different line structures;
  * - spaces and tabs after a chunk size are tolerated (they cannot change the
  *   size; RFC 9112 §7.1.1 allows BWS before ";" anyway);
- * - a space inside a field name or before the colon is NOT tolerated: such a
- *   name is not a token, and "Content-Length : 4" is a classic framing trick.
+ * - a header or trailer line that cannot be a field (no colon, or a name that
+ *   is not a token, such as IIS 6's "en-US Content-Type: text/xml") is skipped
+ *   with a note in `notes`, as curl, wget and browsers skip it. A skipped line
+ *   never frames a body, not even "Content-Length : 4" (whitespace before the
+ *   colon, RFC 9112 §5.1), a classic framing trick; since a proxy would read
+ *   that one as a Content-Length, the connection is not reused after it (see
+ *   addFieldLine and namesFramingField in header-lines.ts).
+ * What makes framing ambiguous is still rejected (RFC 9112 §6.3): differing
+ * or invalid Content-Length values, an invalid chunk size, a bare CR, or
+ * whitespace before the first field line (§2.2).
  */
 import { CrawlerError } from '../errors.js';
-import { addFieldLine, badResponse, decideFraming, excerpt, isName, parseContentLength, type Field, type Framing } from './header-lines.js';
+import { SKIPPED, addFieldLine, badResponse, decideFraming, excerpt, isName, namesFramingField, parseContentLength, type Field, type Framing } from './header-lines.js';
 import { MAX_CHUNK_LINE, STATUS_PREFIX, parseChunkSize, parseStatusLine, statusByteOk } from './line-syntax.js';
 
 export { headerValue, headerValues, type Field, type Framing } from './header-lines.js';
@@ -54,6 +62,16 @@ export interface ParsedResponse {
   /** May the connection carry another request after this message? */
   keepAlive: boolean;
   framing: Framing;
+  /**
+   * What was tolerated in this response, for the user (one line each, no
+   * control chars): so far one note per skipped header or trailer line, e.g.
+   * `skipped a header line that is not a field: "en-US Content-Type: text/xml"`.
+   * Undefined when there is nothing to say (the usual case: no array made).
+   * A head has the notes of the header section (and interim responses);
+   * where it has any, the response's `notes` is the same array, to which
+   * skipped trailer lines add theirs.
+   */
+  notes: string[] | undefined;
 }
 
 /** What is known once the final response's header section is complete, before its body. */
@@ -69,6 +87,8 @@ const CR = 13;
 const LF = 10;
 const SP = 32;
 const HT = 9;
+/** Notes kept per response; one more says that the rest were not kept. */
+const MAX_NOTES = 10;
 /** Empty lines tolerated before a status line (RFC 9112 §2.2 asks for "at least one"). */
 const MAX_EMPTY_LINES = 4;
 const EMPTY = Buffer.alloc(0);
@@ -123,6 +143,11 @@ export class ResponseParser {
   private parts: Buffer[] = [];
   private bodyBytes = 0;
   private trailerFields: Field[] = [];
+  /** The last header or trailer line was skipped: an obs-fold continuation of it is skipped too. */
+  private skipping = false;
+  /** A skipped header line named a framing field ("Content-Length : 5"): the connection is not reused. */
+  private framingInDoubt = false;
+  private notes: string[] | undefined;
   private result: ParsedResponse | undefined;
   private extraParts: Buffer[] = [];
   private extraCache: Buffer | undefined;
@@ -272,7 +297,8 @@ export class ResponseParser {
     const state = this.state;
     if (this.pieceBytes === 0 && (buf[pos] === SP || buf[pos] === HT)) {
       // Whitespace before the first field (RFC 9112 §2.2): reject at once, not when the line ends.
-      if ((state === HEADERS && this.fields.length === 0) || (state === TRAILERS && this.trailerFields.length === 0)) {
+      // A continuation of a skipped line is no such whitespace: it is skipped with that line.
+      if (!this.skipping && ((state === HEADERS && this.fields.length === 0) || (state === TRAILERS && this.trailerFields.length === 0))) {
         throw badResponse('whitespace before the first field line');
       }
     }
@@ -310,7 +336,7 @@ export class ResponseParser {
       if (s.length === 0) this.endOfHead();
       else this.fieldLine(s);
     } else if (s.length === 0) this.complete();
-    else addFieldLine(this.trailerFields, s);
+    else this.addLine(this.trailerFields, s);
     return lf + 1;
   }
 
@@ -349,8 +375,24 @@ export class ResponseParser {
     this.state = HEADERS;
   }
 
+  /** Adds a header or trailer line to `fields`; one that cannot be a field is skipped with a note. Returns addFieldLine's answer. */
+  private addLine(fields: Field[], s: string): number {
+    const i = addFieldLine(fields, s, this.skipping);
+    this.skipping = i === SKIPPED;
+    if (i === SKIPPED) {
+      const header = this.state === HEADERS;
+      if (header && namesFramingField(s)) this.framingInDoubt = true;
+      const notes = (this.notes ??= []);
+      if (notes.length < MAX_NOTES) notes.push(`skipped a ${header ? 'header' : 'trailer'} line that is not a field: ${excerpt(s)}`);
+      else if (notes.length === MAX_NOTES) notes.push(`skipped more lines that are not fields (only the first ${MAX_NOTES} are noted)`);
+    }
+    return i;
+  }
+
   private fieldLine(s: string): void {
-    const field = this.fields[addFieldLine(this.fields, s)] as Field;
+    const i = this.addLine(this.fields, s);
+    if (i === SKIPPED) return;
+    const field = this.fields[i] as Field;
     // Reject a bad Content-Length (RFC 9110 §8.6) as soon as its line arrives; endOfHead
     // reads the final values again. An empty value waits: an obs-fold line may still give it
     // its digits ("Content-Length:" then " 6"); a fold cannot make a non-empty invalid value valid.
@@ -364,17 +406,28 @@ export class ResponseParser {
   /** The blank line after the fields: skip an interim response, or decide how the body is framed. */
   private endOfHead(): void {
     const status = this.statusCode;
+    this.skipping = false;
     if (status < 200 && status !== 101) {
-      // RFC 9110 §15.2: an interim response; the final one follows. Its bytes stay in the header cap.
+      // RFC 9110 §15.2: an interim response; the final one follows. Its bytes stay in the header cap,
+      // its notes stay in `notes` (they tell what the server sent), its fields frame nothing.
       this.fields = [];
       this.firstLength = -1;
+      this.framingInDoubt = false;
       this.emptyLines = 0;
       this.state = START;
       return;
     }
     const { framing, length, keepAlive } = decideFraming(this.fields, status, this.major, this.minor, this.headRequest);
     if (length > this.maxBodyBytes) throw this.bodyOverflow(`Content-Length ${length}`);
-    this.headInfo = { version: `${this.major}.${this.minor}`, status, reason: this.reasonText, headers: this.fields, keepAlive, framing };
+    this.headInfo = {
+      version: `${this.major}.${this.minor}`,
+      status,
+      reason: this.reasonText,
+      headers: this.fields,
+      keepAlive: keepAlive && !this.framingInDoubt,
+      framing,
+      notes: this.notes,
+    };
     this.sectionBytes = 0;
     if (framing === 'chunked') this.state = CHUNK_SIZE;
     else if (framing === 'close') this.state = BODY_CLOSE;
@@ -403,7 +456,7 @@ export class ResponseParser {
     const { version, status, reason, headers, keepAlive, framing } = this.headInfo as ResponseHead;
     const body = this.view ?? this.fixed ?? (this.parts.length === 0 ? EMPTY : Buffer.concat(this.parts, this.bodyBytes));
     // A literal, not a spread of the head: this runs once per response on the hot path.
-    this.result = { version, status, reason, headers, trailers: this.trailerFields, body, keepAlive, framing };
+    this.result = { version, status, reason, headers, trailers: this.trailerFields, body, keepAlive, framing, notes: this.notes };
     this.state = DONE;
     this.fixed = undefined;
     this.view = undefined;

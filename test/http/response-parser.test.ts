@@ -167,18 +167,104 @@ test('RFC 9112 §5.1 field line: names as sent, values without surrounding OWS, 
   assert.equal(headerValue(r.headers, 'X-B'), 'c');
 });
 
-test('RFC 9112 §5.1 field line: whitespace before the colon, an empty name, a missing colon or NUL is rejected', () => {
-  for (const line of ['Content-Length : 0', ': x', 'no colon here', 'X-A: a\0b', 'X(A): 1']) {
-    rejected(`HTTP/1.1 200 OK\r\n${line}\r\nContent-Length: 0\r\n\r\n`, 'ERR_BAD_RESPONSE');
-  }
+test('RFC 9110 §5.5 field value: a NUL in the value of a field is rejected', () => {
+  rejected('HTTP/1.1 200 OK\r\nX-A: a\0b\r\nContent-Length: 0\r\n\r\n', 'ERR_BAD_RESPONSE');
 });
 
-test('RFC 9112 §5.1 field line: whitespace inside a name (IIS "en-US Content-Type") is rejected: not a token, maybe a framing field in disguise', () => {
-  rejected('HTTP/1.1 200 OK\r\nen-US Content-Type: text/xml\r\nContent-Length: 5\r\n\r\nhello', 'ERR_BAD_RESPONSE');
-  rejected('HTTP/1.1 200 OK\r\nX Content-Length: 2\r\n\r\nhello', 'ERR_BAD_RESPONSE');
-  rejected('HTTP/1.1 200 OK\r\nContent-Length\t: 2\r\n\r\nhi', 'ERR_BAD_RESPONSE');
-  // ...as soon as the line ends, before the header section does
-  rejected('HTTP/1.1 200 OK\r\nen-US Content-Type: text/xml\r\n', 'ERR_BAD_RESPONSE');
+// Lines that cannot be fields are skipped, as curl, wget and browsers skip them (issue 12 §3); each leaves a note.
+const NOT_A_FIELD = 'skipped a header line that is not a field: ';
+
+test('RFC 9110 §5.1 field name: IIS 6\'s "en-US Content-Type: text/xml" is skipped with a note; the page and the connection are kept', () => {
+  const r = parsed('HTTP/1.1 200 OK\r\nServer: Microsoft-IIS/6.0\r\nen-US Content-Type: text/xml\r\nContent-Type: text/xml\r\nContent-Length: 16\r\n\r\n<xml>hello</xml>');
+  assert.deepStrictEqual(r.headers, [['Server', 'Microsoft-IIS/6.0'], ['Content-Type', 'text/xml'], ['Content-Length', '16']]);
+  assert.equal(text(r), '<xml>hello</xml>');
+  assert.equal(r.framing, 'length');
+  assert.equal(r.keepAlive, true);
+  assert.deepStrictEqual(r.notes, [`${NOT_A_FIELD}"en-US Content-Type: text/xml"`]);
+  // nothing skipped, no notes: no array is made
+  assert.equal(parsed('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n').notes, undefined);
+});
+
+test('RFC 9112 §5.1 field line: a line without a colon, with an empty name or with a name that is not a token is skipped with a note', () => {
+  for (const line of ['no colon here', ': x', 'X(A): 1', 'X"A": 1', 'ÿ: 1']) {
+    const r = parsed(`HTTP/1.1 200 OK\r\nX-Before: 1\r\n${line}\r\nContent-Length: 2\r\n\r\nok`);
+    assert.deepStrictEqual(r.headers, [['X-Before', '1'], ['Content-Length', '2']], line);
+    assert.equal(text(r), 'ok');
+    assert.equal(r.keepAlive, true, line);
+    assert.deepStrictEqual(r.notes, [NOT_A_FIELD + JSON.stringify(line)]);
+  }
+  // ...also as the first field line, and in the head, before the body arrives
+  const p = new ResponseParser();
+  p.feed(bytes('HTTP/1.1 200 OK\r\nno colon\r\nContent-Length: 5\r\n\r\nhe'));
+  assert.deepStrictEqual(p.head?.notes, [`${NOT_A_FIELD}"no colon"`]);
+  assert.deepStrictEqual(p.head?.headers, [['Content-Length', '5']]);
+});
+
+test('RFC 9112 §5.2 obs-fold: a continuation of a skipped line is skipped with it, and cannot extend the field before it', () => {
+  const r = parsed('HTTP/1.1 200 OK\r\nContent-Length: 5\r\nen-US X: a\r\n 6\r\nX-B: b\r\n  c\r\n\r\nhello');
+  assert.deepStrictEqual(r.headers, [['Content-Length', '5'], ['X-B', 'b c']]);
+  assert.equal(text(r), 'hello');
+  assert.deepStrictEqual(r.notes, [`${NOT_A_FIELD}"en-US X: a"`, `${NOT_A_FIELD}" 6"`]);
+  // after a skipped first line, a fold is that line's continuation, not whitespace before the first field (RFC 9112 §2.2)
+  const first = parsed('HTTP/1.1 200 OK\r\nen-US X: a\r\n\tmore\r\nContent-Length: 0\r\n\r\n');
+  assert.deepStrictEqual(first.headers, [['Content-Length', '0']]);
+  assert.equal(first.notes?.length, 2);
+});
+
+test('RFC 9112 §5.1 field line: whitespace before the colon is not that field: a skipped "Content-Length : 5" frames nothing, and the connection is not reused', () => {
+  // RFC 9112 §5.1: no whitespace between name and colon. Not a Content-Length: the body runs until the close.
+  for (const line of ['Content-Length : 5', 'Content-Length\t: 5', 'content-length  :5']) {
+    const raw = `HTTP/1.1 200 OK\r\n${line}\r\n\r\nhello world`;
+    unfinished(raw);
+    const r = parsed(raw, { end: true });
+    assert.equal(r.framing, 'close', line);
+    assert.equal(text(r), 'hello world');
+    assert.equal(r.keepAlive, false);
+    assert.deepStrictEqual(r.headers, []);
+    assert.deepStrictEqual(r.notes, [NOT_A_FIELD + JSON.stringify(line)]);
+  }
+  // With a valid Content-Length it is that one that frames; but a proxy would read the skipped line as a
+  // second Content-Length (§5.1 has it remove the whitespace), so the body's end is in doubt: no reuse.
+  const both = parsed('HTTP/1.1 200 OK\r\nContent-Length : 5\r\nContent-Length: 11\r\n\r\nhello world');
+  assert.equal(both.framing, 'length');
+  assert.equal(text(both), 'hello world');
+  assert.equal(both.keepAlive, false);
+  const te = parsed('HTTP/1.1 200 OK\r\nTransfer-Encoding : chunked\r\nContent-Length: 5\r\n\r\nhello0\r\n\r\n');
+  assert.equal(te.framing, 'length');
+  assert.equal(text(te), 'hello');
+  assert.equal(te.keepAlive, false);
+  assert.equal(te.extra.toString('latin1'), '0\r\n\r\n');
+  // A skipped line naming another field leaves the connection reusable.
+  assert.equal(parsed('HTTP/1.1 200 OK\r\nX Content-Length : 5\r\nContent-Length: 2\r\n\r\nok').keepAlive, true);
+});
+
+test('RFC 9112 §6.3: skipping lines loosens no framing rule: ambiguous framing is still rejected', () => {
+  const iis = 'HTTP/1.1 200 OK\r\nen-US Content-Type: text/xml\r\n';
+  rejected(`${iis}Content-Length: 5\r\nContent-Length: 6\r\n\r\nhello!`, 'ERR_BAD_RESPONSE');
+  rejected(`${iis}Content-Length: 5, 6\r\n\r\nhello!`, 'ERR_BAD_RESPONSE');
+  rejected(`${iis}Content-Length: 5x\r\n\r\nhello`, 'ERR_BAD_RESPONSE');
+  rejected(`${iis}Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n`, 'ERR_BAD_RESPONSE');
+  rejected('HTTP/1.1 200 OK\r\nContent-Length : 5\r\nContent-Length: 5x\r\n\r\nhello', 'ERR_BAD_RESPONSE');
+  // a bare CR in a line that would be skipped is still a bare CR (RFC 9112 §2.2)
+  rejected(`${iis}en-US\rX: 1\r\nContent-Length: 0\r\n\r\n`, 'ERR_BAD_RESPONSE');
+  // whitespace before the first field line is still rejected (RFC 9112 §2.2), not skipped
+  rejected('HTTP/1.1 200 OK\r\n en-US Content-Type: text/xml\r\nContent-Length: 0\r\n\r\n', 'ERR_BAD_RESPONSE');
+});
+
+test('notes: control chars are escaped, long lines cut, trailer lines noted as such, and at most 10 lines noted', () => {
+  const ctl = parsed('HTTP/1.1 200 OK\r\nX\x01\x1b[2J\x7f\x9bY: 1\r\nContent-Length: 0\r\n\r\n');
+  assert.deepStrictEqual(ctl.notes, [`${NOT_A_FIELD}"X\\u0001\\u001b[2J\\u007f\\u009bY: 1"`]);
+  const long = parsed(`HTTP/1.1 200 OK\r\n${'n'.repeat(100)}\r\nContent-Length: 0\r\n\r\n`);
+  assert.deepStrictEqual(long.notes, [`${NOT_A_FIELD}"${'n'.repeat(60)}..."`]);
+  const trailer = parsed('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nbad trailer\r\nX-T: 1\r\n\r\n');
+  assert.deepStrictEqual(trailer.trailers, [['X-T', '1']]);
+  assert.equal(trailer.keepAlive, true);
+  assert.deepStrictEqual(trailer.notes, ['skipped a trailer line that is not a field: "bad trailer"']);
+  const many = parsed(`HTTP/1.1 200 OK\r\n${'bad\r\n'.repeat(25)}Content-Length: 0\r\n\r\n`);
+  assert.equal(many.notes?.length, 11);
+  assert.equal(many.notes?.[10], 'skipped more lines that are not fields (only the first 10 are noted)');
+  // an interim response's skipped lines are noted too: they are what the server sent
+  assert.deepStrictEqual(parsed('HTTP/1.1 103 Early Hints\r\nno colon\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n').notes, [`${NOT_A_FIELD}"no colon"`]);
 });
 
 test('RFC 9110 §5.3 field order: headerValue joins a list field in order, keeps the first of a singleton, ignores case', () => {
@@ -218,7 +304,7 @@ test('RFC 9112 §6: the head (status, fields, framing) is known before the body 
   p.feed(bytes('HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n\r\n\x89PNG'));
   assert.equal(p.done, false);
   assert.equal(p.response, undefined);
-  assert.deepStrictEqual(p.head, { version: '1.1', status: 200, reason: 'OK', headers: [['Content-Type', 'image/png'], ['Content-Length', '1000']], keepAlive: true, framing: 'length' });
+  assert.deepStrictEqual(p.head, { version: '1.1', status: 200, reason: 'OK', headers: [['Content-Type', 'image/png'], ['Content-Length', '1000']], keepAlive: true, framing: 'length', notes: undefined });
   const interim = new ResponseParser();
   interim.feed(bytes('HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n'));
   assert.equal(interim.head, undefined, 'an interim response is not the head');
@@ -254,6 +340,13 @@ test('RFC 9112 §6.3 rule 5: an invalid Content-Length is rejected', () => {
   for (const v of ['', '-5', '+5', '5a', '0x5', '4 2', '1000000000000000000000']) {
     rejected(`HTTP/1.1 200 OK\r\nContent-Length: ${v}\r\n\r\nhello`, 'ERR_BAD_RESPONSE');
   }
+});
+
+test('error messages quote wire text with every control char escaped (C0, DEL and C1), so printing one is safe', () => {
+  assert.throws(
+    () => new ResponseParser().feed(bytes('HTTP/1.1 200 OK\r\nContent-Length: 5\x1b[2J\x7f\x9b\r\n\r\n')),
+    isCode('ERR_BAD_RESPONSE', /^invalid Content-Length "5\\u001b\[2J\\u007f\\u009b"$/),
+  );
 });
 
 test('RFC 9112 §6.3 rule 8: without Content-Length or chunked the body runs until the close, which end() marks', () => {
