@@ -4,30 +4,17 @@
  * `pageDirectory/ID`, a CS50-format log on stdout.
  */
 import { CrawlerError, describeError, type ErrorCode } from '../errors.js';
-import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
-import { PoliteFetcher } from '../engine/polite-fetch.js';
-import { HtmlLinkExtractor } from '../extract/html.js';
-import { SqliteFrontier } from '../frontier/sqlite-store.js';
-import { Politeness } from '../frontier/politeness.js';
-import type { FrontierEntry } from '../frontier/store.js';
-import { HttpClient, type FetchResponse } from '../http/client.js';
-import { encodeTarget } from '../http/request.js';
-import { headerValue } from '../http/response-parser.js';
-import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
-import { checkPageDirectory, markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
-import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
-import { checkPathDepth } from '../url/limits.js';
-import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
+import { DEFAULT_LEASE_MS } from '../frontier/claim-store.js';
+import { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT } from '../programs/tse.js';
+import { runTse } from '../programs/tse-run.js';
+import { leaseMsFrom } from '../programs/tse-worker.js';
+import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { prefixesScope, sameOriginScope, type Scope } from '../url/scope.js';
 import { formatFlags, parseArgs, type FlagSpec } from './args.js';
 import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
-import { CrawlLog } from './crawl-log.js';
-import { leaseMsFrom, openClaimStore, runWorker, WORKER_FLAGS } from './crawler-worker.js';
-import { Progress } from './progress.js';
-import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
+import type { CliIo } from './run-cli.js';
 
-export const CRAWLER_USER_AGENT = 'polite-crawler/0.1 (TinySearch Engine crawler)';
-export const DEFAULT_DEPTH_LIMIT = 10;
+export { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT };
 
 const FLAGS: readonly FlagSpec[] = [
   { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
@@ -42,7 +29,9 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
   ...HTTP_FLAGS,
-  ...WORKER_FLAGS,
+  { name: 'frontier', type: 'string', arg: 'URL', help: 'run as one worker of a crawl shared through postgresql://USER@HOST:PORT/DB or sqlite:FILE (default: a private crawl, state in pageDirectory)' },
+  { name: 'lease', type: 'seconds', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: how long a worker may hold a URL before another worker takes it over' },
+  { name: 'strict-bfs', type: 'boolean', help: 'with --frontier: finish each depth before any worker takes a deeper URL' },
 ];
 
 export const CRAWLER_HELP = `Usage: crawler [options] seedURL pageDirectory maxDepth
@@ -135,188 +124,28 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   } catch (err) {
     throw usage(describeError(err), 'ERR_INVALID_OPTION');
   }
-  await checkPageDirectory(pageDir, { overwrite: flags['overwrite'] === true });
-
-  const client = new HttpClient(clientOptionsFrom(flags, userAgent));
-  const politeness = new Politeness({ delayMs: (flags['delay'] as number) * 1000 });
-  const fetcher = new PoliteFetcher(client, politeness, io.signal);
-  const maxUrl = flags['max-url-length'] as number;
-  const maxRedirects = flags['max-redirects'] as number;
-  const maxSegments = flags['max-path-depth'] as number;
-  const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, maxUrl), maxSegments);
-  // Why a host's robots.txt counts as "disallow all" (RFC 9309: 5xx or unreachable), for the PANIC message.
-  const robotsFailures = new Map<string, string>();
-  // robots.txt redirects are followed, but never off the crawl: "External URLs
-  // are never requested, robots.txt of other hosts included".
-  // A shared crawl (--frontier) holds only the robots.txt host's turn across
-  // workers, so there a redirect is followed on that host only.
-  const shared = frontierSpec !== undefined;
-  const robotsFetch = fetcher.robotsFetcher((h) => parseHttpUrl(h, maxUrl), resolve, maxRedirects, (next, from) => {
-    if (next.origin === from.origin || (!shared && scope(next))) return true;
-    io.stderr(`crawler: ${from.key} redirects to ${next.key}, ${shared ? 'another host' : 'outside the crawl'}: not followed, robots.txt treated as unavailable (allow all)\n`);
-    return false;
-  });
-  const robots =
-    flags['ignore-robots'] === true
-      ? undefined
-      : new RobotsPolicy({
-          userAgent,
-          onFailure: CRAWLER_FAILURE_POLICY,
-          fetch: async (robotsUrl, origin) => {
-            const result = await robotsFetch(robotsUrl, origin);
-            if (!('status' in result)) robotsFailures.set(origin, `${robotsUrl} could not be fetched (${describeError(result.error)})`);
-            else if (CRAWLER_FAILURE_POLICY(result) === 'disallow') robotsFailures.set(origin, `${robotsUrl} answered HTTP ${result.status}`);
-            return result;
-          },
-        });
   const quiet = flags['quiet'] === true;
-  const progress = new Progress(io, io.stderrIsTTY && (quiet || !io.stdoutIsTTY));
-  const log = new CrawlLog(io, flags['json'] === true ? 'json' : quiet ? 'quiet' : 'cs50');
-  const inScope = (url: HttpUrl): boolean => scope(url) && !hasNonHtmlExtension(url.path);
-  const extractor = new HtmlLinkExtractor();
-  /** Why a final response is not saved: only a 200 with an HTML (or no) Content-Type is. */
-  const rejectReason = (response: FetchResponse): string | undefined => {
-    if (response.status !== 200) return `(HTTP ${response.status})`;
-    const type = headerValue(response.headers, 'content-type');
-    return isHtmlContentType(type) ? undefined : `(not HTML: ${type})`;
-  };
-
-  if (frontierSpec !== undefined) {
-    let store;
-    try {
-      store = await openClaimStore(frontierSpec, parallel.concurrency);
-    } catch (err) {
-      throw usage(describeError(err), 'ERR_INVALID_OPTION');
-    }
-    try {
-      return await runWorker({
-        io,
-        store,
-        seed,
-        pageDir,
-        maxDepth,
-        delayMs: (flags['delay'] as number) * 1000,
-        leaseMs,
-        strictBfs: flags['strict-bfs'] === true,
-        lanes: parallel.concurrency,
-        maxPages: flags['max-pages'] as number | undefined,
-        userAgent,
-        robotsFetch: flags['ignore-robots'] === true ? undefined : robotsFetch,
-        resolve,
-        inScope,
-        rejectReason,
-        extractor,
-        fetcher,
-        politeness,
-        log,
-        progress,
-      });
-    } finally {
-      client.close();
-      await store.close();
-    }
-  }
-
-  markPageDirectory(pageDir);
-  const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth, resume: flags['resume'] === true });
-  const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
-  if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
-  let panic: CrawlerError | undefined;
-  const isSeed = (entry: FrontierEntry): boolean => entry.key === seed.key;
-  const fail = (entry: FrontierEntry, url: HttpUrl, reason: string): void => {
-    if (isSeed(entry) && sink.peekId === 1) panic = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${seed.key}: ${reason}`, { url: seed.key });
-    else log.event(entry.depth, 'Failed', url.key, reason);
-  };
-
-  const program: CrawlProgram = {
-    resolveLink: resolve,
-    inScope,
-    async onResponse(page: FetchedPage) {
-      const { response, url, entry } = page;
-      const reject = rejectReason(response);
-      if (reject !== undefined) {
-        fail(entry, url, reject);
-        return 'done';
-      }
-      frontier.recordDocument(await sink.save({ url: url.key, depth: page.depth, body: response.body }));
-      log.event(page.depth, 'Fetched', url.key);
-      log.flush();
-      progress.update(() => `crawler: ${sink.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${page.depth}`);
-      return 'scan';
+  return runTse(
+    {
+      seed,
+      pageDir,
+      maxDepth,
+      scope,
+      delayMs: (flags['delay'] as number) * 1000,
+      userAgent,
+      ignoreRobots: flags['ignore-robots'] === true,
+      maxPages: flags['max-pages'] as number | undefined,
+      maxUrlLength: flags['max-url-length'] as number,
+      maxRedirects: flags['max-redirects'] as number,
+      maxPathSegments: flags['max-path-depth'] as number,
+      client: clientOptionsFrom(flags, userAgent),
+      ...parallel,
+      log: flags['json'] === true ? 'json' : quiet ? 'quiet' : 'cs50',
+      progress: io.stderrIsTTY && (quiet || !io.stdoutIsTTY),
+      resume: flags['resume'] === true,
+      overwrite: flags['overwrite'] === true,
+      shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags['strict-bfs'] === true },
     },
-    onFailure(entry, url, error) {
-      // A chain of too many redirects was reported by onRedirect, at the URL that redirected.
-      if (error.code === 'ERR_REDIRECT_LIMIT') return;
-      fail(entry, url, `(${error.message})`);
-    },
-    onSeedDisallowed(url) {
-      const failure = robotsFailures.get(url.origin);
-      const why = failure === undefined ? 'robots.txt disallows it' : `${failure}, which means disallow all (RFC 9309)`;
-      panic = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${url.key}: ${why} (--ignore-robots to crawl anyway)`, { url: url.key });
-    },
-  };
-
-  const crawl = new Crawl({
-    seed,
-    seedDepth: 0,
-    maxDepth,
-    maxRedirects,
-    maxPages: flags['max-pages'] as number | undefined,
-    extractor,
-    fetcher,
-    politeness,
-    robots,
-    frontier,
-    program,
-    signal: io.signal,
-    ...parallel,
-    events: {
-      onScan: (url, depth) => log.event(depth, 'Scanning', url.key),
-      onLink: (raw, url, action, depth) => {
-        // An unusable link is shown as written, but encoded like a request
-        // target: no space, control character or line break reaches the log.
-        const shown = url?.key ?? encodeTarget(raw);
-        log.event(depth, 'Found', shown);
-        log.event(depth, action === 'follow' ? 'Added' : action === 'duplicate' ? 'IgnDupl' : action === 'robots' ? 'IgnRobots' : 'IgnExtrn', shown);
-      },
-      onRedirect: (from, to, raw, action, depth, error) => {
-        if (action === 'follow') return;
-        const why = error?.message ?? (action === 'duplicate' ? 'already seen' : action === 'robots' ? 'disallowed by robots.txt' : action === 'invalid' ? 'not a crawlable URL' : 'outside the crawl');
-        // The seed (the only page at depth 0) not fetched because of where it redirects: nothing to crawl.
-        if (depth === 0 && sink.peekId === 1) {
-          const via = from.key === seed.key ? '' : ` (by ${from.key})`;
-          panic = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${seed.key}: redirected to ${to?.key ?? raw}${via}: ${why}`, { url: seed.key });
-          return;
-        }
-        log.event(depth, 'Failed', from.key, `(redirects to ${to?.key ?? raw}: ${why})`);
-      },
-    },
-  });
-  let summary;
-  let failure: unknown;
-  try {
-    summary = await crawl.run();
-  } catch (err) {
-    failure = err;
-  }
-  log.flush();
-  progress.done();
-  client.close();
-  try {
-    frontier.close();
-  } catch (err) {
-    failure ??= err; // the first failure is the one to report (a full disk fails both)
-  }
-  if (failure !== undefined) throw failure;
-  if (summary === undefined) throw new CrawlerError('ERR_STATE', 'the crawl ended without a summary');
-  if (panic !== undefined) throw panic;
-  const saved = sink.peekId - 1;
-  if (summary.stoppedBy === 'signal') {
-    io.stderr(`crawler: interrupted after ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
-    return EXIT_INTERRUPTED;
-  }
-  const removed = await sink.removeStale();
-  if (removed > 0) io.stderr(`crawler: removed ${removed} page files of an earlier crawl from ${pageDir}\n`);
-  io.stderr(`crawler: saved ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
-  return 0;
+    io,
+  );
 }

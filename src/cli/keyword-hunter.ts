@@ -19,8 +19,8 @@ import { checkPathDepth } from '../url/limits.js';
 import { anyScope } from '../url/scope.js';
 import { formatFlags, parseArgs, type FlagSpec } from './args.js';
 import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
-import { findLine } from './keyword-search.js';
-import { Progress } from './progress.js';
+import { findLine } from '../programs/keyword-search.js';
+import { Progress } from '../output/progress.js';
 import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
 
 /** The User-Agent the spec requires, also the robots.txt agent. */

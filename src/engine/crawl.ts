@@ -62,7 +62,7 @@ export interface CrawlProgram {
 /** Events, in the order they happen. All optional. */
 export interface CrawlEvents {
   /** A request's response arrived (any status), or failed (`error`; status 0 unless the status line and headers had arrived). */
-  onHop?(url: HttpUrl, depth: number, status: number, error: CrawlerError | undefined): void;
+  onHop?(url: HttpUrl, depth: number, status: number, error: CrawlerError | undefined, notes?: readonly string[]): void;
   /** A redirect's target was classified; `follow` means it is fetched next. */
   onRedirect?(from: HttpUrl, to: HttpUrl | undefined, raw: string, action: LinkAction | 'invalid', depth: number, error?: CrawlerError): void;
   /** A page below the depth limit is being scanned for links. */
@@ -192,7 +192,7 @@ export class Crawl {
         await program.onFailure(entry, url, err);
         return 'done';
       }
-      events.onHop?.(url, entry.depth, response.status, undefined);
+      events.onHop?.(url, entry.depth, response.status, undefined, response.notes);
       const location = redirectLocation(response);
       if (location === undefined) {
         this.pages++;

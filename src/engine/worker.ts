@@ -14,13 +14,12 @@
  * Policy (scope, what is saved, robots.txt failures) is the program's; the
  * worker reports what happened to each claim through `onReport`.
  */
-import { isCrawlerError } from '../errors.js';
+import { isCrawlerError, type CrawlerError } from '../errors.js';
 import type { LinkExtractor } from '../extract/types.js';
 import { storeTime, type Claim, type ClaimCrawlConfig, type ClaimEntry, type ClaimOptions, type ClaimStore, type Completion, type StoredRobots } from '../frontier/claim-store.js';
 import { systemClock, type Clock } from '../frontier/clock.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse } from '../http/client.js';
-import { ExchangeError } from '../http/connection.js';
 import { encodeTarget } from '../http/request.js';
 import type { RobotsFetcher } from '../robots/policy.js';
 import type { RobotsRules } from '../robots/rules.js';
@@ -44,6 +43,7 @@ export type WorkerReport =
   | { kind: 'robots'; url: string; depth: number }
   | { kind: 'redirect'; url: string; depth: number; target: string; action: LinkAction | 'invalid'; reason: string | undefined }
   | { kind: 'lost'; url: string; depth: number }
+  | { kind: 'notes'; url: string; notes: readonly string[] }
   | { kind: 'robots-txt'; url: string; answer: StoredRobots; rules: RobotsRules };
 
 /** The program's policy. */
@@ -54,6 +54,8 @@ export interface WorkerProgram {
   inScope(url: HttpUrl): boolean;
   /** Why a final response is not saved (a status, a type), or undefined to save it. */
   rejectReason(response: FetchResponse): string | undefined;
+  /** The reason given for a URL that could not be fetched (the same words as a private crawl's). */
+  failureReason(error: CrawlerError): string;
   /** Fetches a robots.txt URL (redirects followed politely). */
   robotsFetch: RobotsFetcher;
   /** The rules a stored robots.txt answer gives (the failure policy applied). */
@@ -188,7 +190,7 @@ export class Worker {
     } catch (err) {
       if (!isCrawlerError(err)) throw err;
       await this.o.store.complete(claim, nothing());
-      onReport({ kind: 'failed', url: claim.key, depth, reason: `(${err.message})` });
+      onReport({ kind: 'failed', url: claim.key, depth, reason: program.failureReason(err) });
       return;
     }
     const rules = this.rulesOf(claim.origin, claim.robots);
@@ -208,10 +210,10 @@ export class Worker {
         return;
       }
       await this.o.store.complete(claim, nothing());
-      const status = err instanceof ExchangeError ? err.status : undefined;
-      onReport({ kind: 'failed', url: url.key, depth, reason: status === undefined ? `(${err.message})` : `(HTTP ${status}: ${err.message})` });
+      onReport({ kind: 'failed', url: url.key, depth, reason: program.failureReason(err) });
       return;
     }
+    if (response.notes !== undefined) onReport({ kind: 'notes', url: url.key, notes: response.notes });
     const location = redirectLocation(response);
     if (location !== undefined) {
       await this.redirect(claim, before, url, location);

@@ -1,7 +1,7 @@
 /** The progress line: drawn on a terminal only, throttled, erased at the end. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Progress } from '../../src/cli/progress.js';
+import { Progress } from '../../src/output/progress.js';
 import type { CliIo } from '../../src/cli/run-cli.js';
 
 function fakeIo(tty: boolean): { io: CliIo; err: string[] } {

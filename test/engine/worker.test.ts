@@ -70,6 +70,7 @@ function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, reports: Work
       resolveLink: (href, base) => resolveHttpUrl(href, base),
       inScope: (url) => url.origin === seed.origin,
       rejectReason: (r) => (r.status === 200 ? undefined : `(HTTP ${r.status})`),
+      failureReason: (e) => `(${e.message})`,
       robotsFetch: async () => ({ error: new Error('not used') }),
       robotsRules: (a) => rulesFromAnswer({ status: a.status, body: Buffer.from(a.body) }, robotsOptions),
       storedRobots: (status, body) => ({ status, body: body.toString() }),

@@ -8,24 +8,13 @@
  */
 import { CrawlerError, describeError } from '../errors.js';
 import { Worker, type WorkerProgram, type WorkerReport, type WorkerSummary } from '../engine/worker.js';
-import type { PoliteFetcher } from '../engine/polite-fetch.js';
-import type { LinkExtractor } from '../extract/types.js';
-import { DEFAULT_LEASE_MS, type ClaimStore } from '../frontier/claim-store.js';
-import type { Politeness } from '../frontier/politeness.js';
-import { CRAWLER_FAILURE_POLICY, decodeRobotsBody, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES, rulesFromAnswer, type RobotsFetcher } from '../robots/policy.js';
+import type { ClaimStore } from '../frontier/claim-store.js';
+import { CRAWLER_FAILURE_POLICY, decodeRobotsBody, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES, rulesFromAnswer } from '../robots/policy.js';
 import { TsePageDirectory } from '../sink/tse-pagedir.js';
-import type { HttpUrl } from '../url/http-url.js';
-import type { FlagSpec } from './args.js';
-import type { CrawlLog } from './crawl-log.js';
-import type { Progress } from './progress.js';
-import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
-
-/** The flags of worker mode. */
-export const WORKER_FLAGS: readonly FlagSpec[] = [
-  { name: 'frontier', type: 'string', arg: 'URL', help: 'run as one worker of a crawl shared through postgresql://USER@HOST:PORT/DB or sqlite:FILE (default: a private crawl, state in pageDirectory)' },
-  { name: 'lease', type: 'seconds', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: how long a worker may hold a URL before another worker takes it over' },
-  { name: 'strict-bfs', type: 'boolean', help: 'with --frontier: finish each depth before any worker takes a deeper URL' },
-];
+import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
+import { failureReason, LINK_WORDS, redirectRefusal, tseRejectReason } from './tse.js';
+import type { TseParts } from './tse-run.js';
+import type { TseSettings } from './tse.js';
 
 /** Opens the store a --frontier value names (its module is loaded only then: a private crawl never loads pg). */
 export async function openClaimStore(spec: string, lanes: number): Promise<ClaimStore> {
@@ -41,48 +30,38 @@ export async function openClaimStore(spec: string, lanes: number): Promise<Claim
   throw new CrawlerError('ERR_INVALID_OPTION', `--frontier must be postgresql://USER@HOST:PORT/DB or sqlite:FILE, got "${spec}"`);
 }
 
-/** What crawler's main has set up, handed to the worker. */
-export interface WorkerSetup {
-  io: CliIo;
-  store: ClaimStore;
-  seed: HttpUrl;
-  pageDir: string;
-  maxDepth: number;
-  delayMs: number;
-  leaseMs: number;
-  strictBfs: boolean;
-  lanes: number;
-  maxPages: number | undefined;
-  userAgent: string;
-  /** undefined with --ignore-robots. */
-  robotsFetch: RobotsFetcher | undefined;
-  resolve: (href: string, base: HttpUrl) => HttpUrl;
-  inScope: (url: HttpUrl) => boolean;
-  rejectReason: WorkerProgram['rejectReason'];
-  extractor: LinkExtractor;
-  fetcher: PoliteFetcher;
-  politeness: Politeness;
-  log: CrawlLog;
-  progress: Progress;
+/** Runs this process as a worker of the shared crawl; resolves with the exit status. */
+export async function runTseWorker(p: TseParts, shared: NonNullable<TseSettings['shared']>): Promise<number> {
+  let store: ClaimStore;
+  try {
+    store = await openClaimStore(shared.spec, p.settings.concurrency);
+  } catch (err) {
+    throw new CrawlerError('ERR_INVALID_OPTION', describeError(err), { hint: 'Usage: crawler [options] seedURL pageDirectory maxDepth (see --help)' });
+  }
+  try {
+    return await work(p, shared, store);
+  } finally {
+    await store.close();
+  }
 }
 
-/** Runs this process as a worker; returns the exit status. */
-export async function runWorker(s: WorkerSetup): Promise<number> {
-  const { io, log, store } = s;
-  const sink = new TsePageDirectory(s.pageDir);
-  const robotsOptions = { userAgent: s.userAgent, onFailure: CRAWLER_FAILURE_POLICY, maxBytes: DEFAULT_MAX_ROBOTS_BYTES, maxCrawlDelay: DEFAULT_MAX_CRAWL_DELAY };
+async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, store: ClaimStore): Promise<number> {
+  const { settings, io, log, progress, seedPanic } = p;
+  const { seed } = settings;
+  const sink = new TsePageDirectory(settings.pageDir);
+  const robotsOptions = { userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, maxBytes: DEFAULT_MAX_ROBOTS_BYTES, maxCrawlDelay: DEFAULT_MAX_CRAWL_DELAY };
   const program: WorkerProgram = {
-    resolveLink: s.resolve,
-    inScope: s.inScope,
-    rejectReason: s.rejectReason,
-    robotsFetch: s.robotsFetch ?? (async () => ({ error: new Error('robots.txt is ignored') })),
+    resolveLink: p.resolve,
+    inScope: p.inScope,
+    rejectReason: tseRejectReason,
+    failureReason,
+    robotsFetch: p.robotsFetch ?? (async () => ({ error: new Error('robots.txt is ignored') })),
     robotsRules: (answer) => rulesFromAnswer(answer.status === 0 ? { error: undefined } : { status: answer.status, body: Buffer.from(answer.body, 'utf8') }, robotsOptions),
     storedRobots: (status, body) => ({ status, body: status >= 200 && status < 300 ? decodeRobotsBody(body, DEFAULT_MAX_ROBOTS_BYTES) : '' }),
   };
-  let panic: CrawlerError | undefined;
-  const isSeed = (url: string, depth: number): boolean => depth === 0 && url === s.seed.key;
-  const seedFailed = (why: string): void => {
-    panic = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${s.seed.key}: ${why}`, { url: s.seed.key });
+  // Each claim is the only one of its page, so "nothing saved yet" holds for the seed's claim.
+  const fail = (url: string, depth: number, reason: string): void => {
+    if (!seedPanic.failed(url, depth, true, reason)) log.event(depth, 'Failed', url, reason);
   };
   const onReport = (r: WorkerReport): void => {
     switch (r.kind) {
@@ -92,23 +71,21 @@ export async function runWorker(s: WorkerSetup): Promise<number> {
           log.event(r.depth, 'Scanning', r.url.key);
           for (const l of r.links) {
             log.event(r.depth, 'Found', l.shown);
-            log.event(r.depth, l.action === 'follow' ? 'Added' : l.action === 'duplicate' ? 'IgnDupl' : l.action === 'robots' ? 'IgnRobots' : 'IgnExtrn', l.shown);
+            log.event(r.depth, l.action === 'invalid' ? LINK_WORDS.external : LINK_WORDS[l.action], l.shown);
           }
         }
         break;
       case 'failed':
-        if (isSeed(r.url, r.depth)) seedFailed(r.reason);
-        else log.event(r.depth, 'Failed', r.url, r.reason);
+        fail(r.url, r.depth, r.reason);
         break;
       case 'robots':
-        if (isSeed(r.url, r.depth)) seedFailed('robots.txt disallows it (--ignore-robots to crawl anyway)');
+        if (r.depth === 0 && r.url === seed.key) seedPanic.failed(r.url, 0, true, 'robots.txt disallows it (--ignore-robots to crawl anyway)');
         else log.event(r.depth, 'Failed', r.url, '(disallowed by robots.txt)');
         break;
       case 'redirect': {
         if (r.action === 'follow') break; // the target is queued at the same depth
-        const why = r.reason ?? (r.action === 'duplicate' ? 'already seen' : r.action === 'robots' ? 'disallowed by robots.txt' : 'outside the crawl');
-        if (isSeed(r.url, r.depth)) seedFailed(`redirected to ${r.target}: ${why}`);
-        else log.event(r.depth, 'Failed', r.url, `(redirects to ${r.target}: ${why})`);
+        const why = r.reason ?? redirectRefusal(r.action);
+        if (!seedPanic.failed(r.url, r.depth, true, `redirected to ${r.target}: ${why}`)) log.event(r.depth, 'Failed', r.url, `(redirects to ${r.target}: ${why})`);
         break;
       }
       case 'lost':
@@ -119,25 +96,28 @@ export async function runWorker(s: WorkerSetup): Promise<number> {
           io.stderr(`crawler: ${r.url} ${r.answer.status === 0 ? 'could not be fetched' : `answered HTTP ${r.answer.status}`}, which means disallow all (RFC 9309)\n`);
         }
         break;
+      case 'notes':
+        for (const note of r.notes) io.stderr(`crawler: ${r.url}: ${note}\n`);
+        break;
     }
     log.flush();
-    s.progress.update(() => `crawler: worker saved ${saved()} pages`);
+    progress.update(() => `crawler: worker saved ${saved()} pages`);
   };
   const worker = new Worker({
     store,
-    seed: s.seed,
+    seed,
     config: {
-      seed: { key: s.seed.key, url: s.seed.href, depth: 0, origin: s.seed.origin },
-      maxDepth: s.maxDepth,
-      delayMs: s.delayMs,
-      robots: s.robotsFetch !== undefined,
+      seed: { key: seed.key, url: seed.href, depth: 0, origin: seed.origin },
+      maxDepth: settings.maxDepth,
+      delayMs: settings.delayMs,
+      robots: p.robotsFetch !== undefined,
     },
-    claim: { leaseMs: s.leaseMs, strictBfs: s.strictBfs },
-    lanes: s.lanes,
-    maxPages: s.maxPages,
-    extractor: s.extractor,
-    fetcher: s.fetcher,
-    politeness: s.politeness,
+    claim: { leaseMs: shared.leaseMs, strictBfs: shared.strictBfs },
+    lanes: settings.concurrency,
+    maxPages: settings.maxPages,
+    extractor: p.extractor,
+    fetcher: p.fetcher,
+    politeness: p.politeness,
     sink,
     program,
     onReport,
@@ -149,7 +129,7 @@ export async function runWorker(s: WorkerSetup): Promise<number> {
     summary = await worker.run();
   } finally {
     log.flush();
-    s.progress.done();
+    progress.done();
   }
   let total: number | undefined;
   try {
@@ -157,9 +137,9 @@ export async function runWorker(s: WorkerSetup): Promise<number> {
   } catch (err) {
     io.stderr(`crawler: ${describeError(err)}\n`);
   }
-  if (panic !== undefined) throw panic;
+  if (seedPanic.panic !== undefined) throw seedPanic.panic;
   if (summary === undefined) throw new CrawlerError('ERR_STATE', 'the worker ended without a summary');
-  const mine = `crawler: this worker saved ${summary.saved} page${summary.saved === 1 ? '' : 's'} in ${s.pageDir}`;
+  const mine = `crawler: this worker saved ${summary.saved} page${summary.saved === 1 ? '' : 's'} in ${settings.pageDir}`;
   if (summary.stoppedBy === 'signal') {
     io.stderr(`${mine}; interrupted (the other workers go on; run the same command to rejoin)\n`);
     return EXIT_INTERRUPTED;

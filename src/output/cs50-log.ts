@@ -6,8 +6,8 @@
  * written before the next request, so a reader sees each page's lines as
  * soon as the page is done, at one write per page instead of one per line.
  */
-import { printable } from '../output/terminal-text.js';
-import type { CliIo } from './run-cli.js';
+import { printable } from './terminal-text.js';
+import type { CliIo } from '../cli/run-cli.js';
 
 export type LogMode = 'cs50' | 'json' | 'quiet';
 

@@ -1,0 +1,133 @@
+/**
+ * The private TSE crawl: one process, its state in `pageDirectory` (SQLite),
+ * pages saved in breadth-first order under IDs 1..N, the CS50 log on stdout.
+ * After a stop (signal, failure) the same command with `--resume` finishes
+ * the same crawl.
+ */
+import { CrawlerError, describeError } from '../errors.js';
+import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
+import { SqliteFrontier } from '../frontier/sqlite-store.js';
+import { encodeTarget } from '../http/request.js';
+import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
+import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
+import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
+import { failureReason, LINK_WORDS, redirectRefusal, tseRejectReason, type SeedPanic } from './tse.js';
+import type { TseParts } from './tse-run.js';
+
+/** The robots.txt fetcher, noting for the seed PANIC why a host's robots.txt means "disallow all". */
+function recordingFailures(fetch: RobotsFetcher, seedPanic: SeedPanic): RobotsFetcher {
+  return async (robotsUrl, origin) => {
+    const result = await fetch(robotsUrl, origin);
+    if (!('status' in result)) seedPanic.robotsFailures.set(origin, `${robotsUrl} could not be fetched (${describeError(result.error)})`);
+    else if (CRAWLER_FAILURE_POLICY(result) === 'disallow') seedPanic.robotsFailures.set(origin, `${robotsUrl} answered HTTP ${result.status}`);
+    return result;
+  };
+}
+
+/** Runs the private crawl; resolves with the exit status. */
+export async function runTseCrawl(p: TseParts): Promise<number> {
+  const { settings, io, log, progress, seedPanic } = p;
+  const { seed, pageDir } = settings;
+  const robots =
+    p.robotsFetch === undefined
+      ? undefined
+      : new RobotsPolicy({ userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: recordingFailures(p.robotsFetch, seedPanic) });
+  // The marker first: a crawl stopped before its first page is still ours.
+  markPageDirectory(pageDir);
+  const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth: settings.maxDepth, resume: settings.resume });
+  const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
+  if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
+  const nothingSaved = (): boolean => sink.peekId === 1;
+  const fail = (url: string, depth: number, reason: string): void => {
+    if (!seedPanic.failed(url, depth, nothingSaved(), reason)) log.event(depth, 'Failed', url, reason);
+  };
+
+  const program: CrawlProgram = {
+    resolveLink: p.resolve,
+    inScope: p.inScope,
+    async onResponse(page: FetchedPage) {
+      const { response, url, entry } = page;
+      const reject = tseRejectReason(response);
+      if (reject !== undefined) {
+        // A seed that redirected fails under the seed's name.
+        fail(entry.key === seed.key ? seed.key : url.key, entry.depth, reject);
+        return 'done';
+      }
+      frontier.recordDocument(await sink.save({ url: url.key, depth: page.depth, body: response.body }));
+      log.event(page.depth, 'Fetched', url.key);
+      log.flush();
+      progress.update(() => `crawler: ${sink.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${page.depth}`);
+      return 'scan';
+    },
+    onFailure(entry, url, error) {
+      // A chain of too many redirects was reported by onRedirect, at the URL that redirected.
+      if (error.code === 'ERR_REDIRECT_LIMIT') return;
+      fail(entry.key === seed.key ? seed.key : url.key, entry.depth, failureReason(error));
+    },
+    onSeedDisallowed: () => seedPanic.disallowed(),
+  };
+
+  const crawl = new Crawl({
+    seed,
+    seedDepth: 0,
+    maxDepth: settings.maxDepth,
+    maxRedirects: settings.maxRedirects,
+    maxPages: settings.maxPages,
+    extractor: p.extractor,
+    fetcher: p.fetcher,
+    politeness: p.politeness,
+    robots,
+    frontier,
+    program,
+    signal: io.signal,
+    concurrency: settings.concurrency,
+    connectionsPerHost: settings.connectionsPerHost,
+    events: {
+      onHop: (url, _depth, _status, _error, notes) => {
+        for (const note of notes ?? []) io.stderr(`crawler: ${url.key}: ${note}\n`);
+      },
+      onScan: (url, depth) => log.event(depth, 'Scanning', url.key),
+      onLink: (raw, url, action, depth) => {
+        // An unusable link is shown as written, but encoded like a request
+        // target: no space, control character or line break reaches the log.
+        const shown = url?.key ?? encodeTarget(raw);
+        log.event(depth, 'Found', shown);
+        log.event(depth, action === 'invalid' ? LINK_WORDS.external : LINK_WORDS[action], shown);
+      },
+      onRedirect: (from, to, raw, action, depth, error) => {
+        if (action === 'follow') return;
+        const target = to?.key ?? raw;
+        const why = redirectRefusal(action, error);
+        // The seed (the only page at depth 0) not fetched because of where it redirects: nothing to crawl.
+        if (depth === 0 && nothingSaved()) seedPanic.redirected(from, target, why);
+        else log.event(depth, 'Failed', from.key, `(redirects to ${target}: ${why})`);
+      },
+    },
+  });
+  let summary;
+  let failure: unknown;
+  try {
+    summary = await crawl.run();
+  } catch (err) {
+    failure = err;
+  }
+  log.flush();
+  progress.done();
+  try {
+    frontier.close();
+  } catch (err) {
+    failure ??= err; // the first failure is the one to report (a full disk fails both)
+  }
+  if (failure !== undefined) throw failure;
+  if (summary === undefined) throw new CrawlerError('ERR_STATE', 'the crawl ended without a summary');
+  if (seedPanic.panic !== undefined) throw seedPanic.panic;
+  const saved = sink.peekId - 1;
+  if (summary.stoppedBy === 'signal') {
+    io.stderr(`crawler: interrupted after ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
+    return EXIT_INTERRUPTED;
+  }
+  const removed = await sink.removeStale();
+  if (removed > 0) io.stderr(`crawler: removed ${removed} page files of an earlier crawl from ${pageDir}\n`);
+  io.stderr(`crawler: saved ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
+  return 0;
+}

@@ -1,0 +1,69 @@
+/**
+ * Runs a TinySearch Engine crawl from checked settings: builds what both
+ * kinds of run share (the HTTP client, politeness, the polite fetcher, the
+ * robots.txt fetcher with its redirect rule, the log and the progress line)
+ * and hands them to the private crawl or to a worker of a shared one.
+ * Resolves with the exit status; rejects with a CrawlerError (a PANIC, an
+ * unusable directory or store).
+ */
+import { PoliteFetcher } from '../engine/polite-fetch.js';
+import { HtmlLinkExtractor } from '../extract/html.js';
+import { Politeness } from '../frontier/politeness.js';
+import { HttpClient } from '../http/client.js';
+import type { CliIo } from '../cli/run-cli.js';
+import { CrawlLog } from '../output/cs50-log.js';
+import { Progress } from '../output/progress.js';
+import type { RobotsFetcher } from '../robots/policy.js';
+import { checkPageDirectory } from '../sink/tse-pagedir.js';
+import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
+import { checkPathDepth } from '../url/limits.js';
+import { robotsRedirectRule, SeedPanic, tseInScope, type TseSettings } from './tse.js';
+import { runTseCrawl } from './tse-crawl.js';
+import { runTseWorker } from './tse-worker.js';
+
+/** What a TSE run is built from: the settings and the parts both kinds of run share. */
+export interface TseParts {
+  settings: TseSettings;
+  io: CliIo;
+  client: HttpClient;
+  politeness: Politeness;
+  fetcher: PoliteFetcher;
+  /** Resolves a link (or a queued URL) against a base, with the URL length and path depth caps. */
+  resolve: (href: string, base: HttpUrl) => HttpUrl;
+  inScope: (url: HttpUrl) => boolean;
+  /** undefined with --ignore-robots. */
+  robotsFetch: RobotsFetcher | undefined;
+  extractor: HtmlLinkExtractor;
+  log: CrawlLog;
+  progress: Progress;
+  seedPanic: SeedPanic;
+}
+
+/** Runs the crawl the settings describe; resolves with the exit status. */
+export async function runTse(settings: TseSettings, io: CliIo): Promise<number> {
+  await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
+  const client = new HttpClient(settings.client);
+  const politeness = new Politeness({ delayMs: settings.delayMs });
+  const fetcher = new PoliteFetcher(client, politeness, io.signal);
+  const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
+  const mayFollow = robotsRedirectRule(settings.scope, settings.shared !== undefined, io.stderr);
+  const parts: TseParts = {
+    settings,
+    io,
+    client,
+    politeness,
+    fetcher,
+    resolve,
+    inScope: tseInScope(settings.scope),
+    robotsFetch: settings.ignoreRobots ? undefined : fetcher.robotsFetcher((h) => parseHttpUrl(h, settings.maxUrlLength), resolve, settings.maxRedirects, mayFollow),
+    extractor: new HtmlLinkExtractor(),
+    log: new CrawlLog(io, settings.log),
+    progress: new Progress(io, settings.progress),
+    seedPanic: new SeedPanic(settings.seed),
+  };
+  try {
+    return await (settings.shared === undefined ? runTseCrawl(parts) : runTseWorker(parts, settings.shared));
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * The TinySearch Engine crawler's policy, in one place for the private crawl
+ * (`tse-crawl.ts`) and a worker of a shared one (`tse-worker.ts`): what is in
+ * scope, what is saved, how a failure is worded, which robots.txt redirects
+ * are followed, and when the seed makes the crawl a PANIC. Pure functions and
+ * small classes; the runs build on them.
+ */
+import { CrawlerError } from '../errors.js';
+import type { LinkAction } from '../engine/crawl.js';
+import type { FetchResponse, HttpClientOptions } from '../http/client.js';
+import { headerValue } from '../http/response-parser.js';
+import type { HttpUrl } from '../url/http-url.js';
+import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
+import type { Scope } from '../url/scope.js';
+import type { LogMode } from '../output/cs50-log.js';
+
+export const CRAWLER_USER_AGENT = 'polite-crawler/0.1 (TinySearch Engine crawler)';
+export const DEFAULT_DEPTH_LIMIT = 10;
+
+/** Everything a TSE crawl is run with, checked by the command line. */
+export interface TseSettings {
+  seed: HttpUrl;
+  pageDir: string;
+  maxDepth: number;
+  scope: Scope;
+  delayMs: number;
+  userAgent: string;
+  ignoreRobots: boolean;
+  maxPages: number | undefined;
+  maxUrlLength: number;
+  maxRedirects: number;
+  maxPathSegments: number;
+  client: Partial<HttpClientOptions> & { userAgent: string };
+  concurrency: number;
+  connectionsPerHost: number;
+  log: LogMode;
+  /** Draw the progress line (stderr is a terminal and stdout is not, or the log is off). */
+  progress: boolean;
+  resume: boolean;
+  overwrite: boolean;
+  /** Set for a worker of a shared crawl (`--frontier`). */
+  shared: { spec: string; leaseMs: number; strictBfs: boolean } | undefined;
+}
+
+/** A URL the crawl may request: inside the scope, and not a well-known non-HTML file. */
+export function tseInScope(scope: Scope): (url: HttpUrl) => boolean {
+  return (url) => scope(url) && !hasNonHtmlExtension(url.path);
+}
+
+/** Why a final response is not saved, as the log prints it; undefined to save it (a 200 with an HTML or no Content-Type). */
+export function tseRejectReason(response: FetchResponse): string | undefined {
+  if (response.status !== 200) return `(HTTP ${response.status})`;
+  const type = headerValue(response.headers, 'content-type');
+  return isHtmlContentType(type) ? undefined : `(not HTML: ${type})`;
+}
+
+/** The reason a `Failed` line gives for a URL that could not be fetched or saved. */
+export function failureReason(error: CrawlerError): string {
+  return `(${error.message})`;
+}
+
+/** The CS50 log's word for what became of a link. */
+export const LINK_WORDS: Readonly<Record<LinkAction, string>> = {
+  follow: 'Added',
+  duplicate: 'IgnDupl',
+  robots: 'IgnRobots',
+  external: 'IgnExtrn',
+};
+
+/** Why a redirect is not followed, in words. */
+export function redirectRefusal(action: LinkAction | 'invalid', error?: CrawlerError): string {
+  if (error !== undefined) return error.message;
+  return action === 'duplicate' ? 'already seen' : action === 'robots' ? 'disallowed by robots.txt' : action === 'invalid' ? 'not a crawlable URL' : 'outside the crawl';
+}
+
+/**
+ * Whether a robots.txt redirect is followed: robots.txt is fetched politely
+ * but never off the crawl ("external URLs are never requested"), and a
+ * worker of a shared crawl holds only its host's turn, so there only a
+ * redirect on the same host is followed. `note` says why one is not.
+ */
+export function robotsRedirectRule(inScope: Scope, shared: boolean, note: (text: string) => void): (next: HttpUrl, from: HttpUrl) => boolean {
+  return (next, from) => {
+    if (next.origin === from.origin || (!shared && inScope(next))) return true;
+    note(`crawler: ${from.key} redirects to ${next.key}, ${shared ? 'another host' : 'outside the crawl'}: not followed, robots.txt treated as unavailable (allow all)\n`);
+    return false;
+  };
+}
+
+/**
+ * The seed PANIC: when the seed itself (the only page at depth 0, before any
+ * page is saved) cannot be crawled, the crawl has nothing to do and exits 1
+ * with `PANIC: cannot crawl SEED: why`. Every way the seed can fail goes
+ * through here: a failed fetch or a rejected response, robots.txt, a redirect.
+ */
+export class SeedPanic {
+  /** Why a host's robots.txt means "disallow all" (5xx or unreachable), for the PANIC message. */
+  readonly robotsFailures = new Map<string, string>();
+  private error: CrawlerError | undefined;
+
+  constructor(private readonly seed: HttpUrl) {}
+
+  /** The PANIC, when the seed failed. */
+  get panic(): CrawlerError | undefined {
+    return this.error;
+  }
+
+  /** True when `url` at `depth` is the seed and nothing was saved yet: `why` is then the PANIC. */
+  failed(url: string, depth: number, nothingSaved: boolean, why: string): boolean {
+    if (depth !== 0 || !nothingSaved || url !== this.seed.key) return false;
+    this.error = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${this.seed.key}: ${why}`, { url: this.seed.key });
+    return true;
+  }
+
+  /** The seed is disallowed by robots.txt (or robots.txt failed and so disallows all). */
+  disallowed(): void {
+    const failure = this.robotsFailures.get(this.seed.origin);
+    const why = failure === undefined ? 'robots.txt disallows it' : `${failure}, which means disallow all (RFC 9309)`;
+    this.failed(this.seed.key, 0, true, `${why} (--ignore-robots to crawl anyway)`);
+  }
+
+  /** The seed is not fetched because of where it redirects (`by`: the URL that redirected, when not the seed). */
+  redirected(by: HttpUrl, target: string, why: string): void {
+    const via = by.key === this.seed.key ? '' : ` (by ${by.key})`;
+    this.failed(this.seed.key, 0, true, `redirected to ${target}${via}: ${why}`);
+  }
+}
