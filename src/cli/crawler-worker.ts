@@ -15,17 +15,17 @@ import type { Politeness } from '../frontier/politeness.js';
 import { CRAWLER_FAILURE_POLICY, decodeRobotsBody, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES, rulesFromAnswer, type RobotsFetcher } from '../robots/policy.js';
 import { TsePageDirectory } from '../sink/tse-pagedir.js';
 import type { HttpUrl } from '../url/http-url.js';
-import type { FlagSpec } from './args.js';
+import { defineFlags } from './args.js';
 import type { CrawlLog } from './crawl-log.js';
 import type { Progress } from './progress.js';
 import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
 
 /** The flags of worker mode. */
-export const WORKER_FLAGS: readonly FlagSpec[] = [
+export const WORKER_FLAGS = defineFlags([
   { name: 'frontier', type: 'string', arg: 'URL', help: 'run as one worker of a crawl shared through postgresql://USER@HOST:PORT/DB or sqlite:FILE (default: a private crawl, state in pageDirectory)' },
-  { name: 'lease', type: 'seconds', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: how long a worker may hold a URL before another worker takes it over' },
+  { name: 'lease', type: 'duration', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: how long a worker may hold a URL before another worker takes it over' },
   { name: 'strict-bfs', type: 'boolean', help: 'with --frontier: finish each depth before any worker takes a deeper URL' },
-];
+]);
 
 /** Opens the store a --frontier value names (its module is loaded only then: a private crawl never loads pg). */
 export async function openClaimStore(spec: string, lanes: number): Promise<ClaimStore> {
@@ -170,8 +170,8 @@ export async function runWorker(s: WorkerSetup): Promise<number> {
   return 0;
 }
 
-/** The lease flag in ms, checked. */
-export function leaseMsFrom(seconds: number): number {
-  if (seconds <= 0) throw new CrawlerError('ERR_INVALID_OPTION', '--lease must be more than 0 seconds');
-  return Math.round(seconds * 1000);
+/** The lease flag (already in ms), checked and rounded to whole ms. */
+export function leaseMsFrom(ms: number): number {
+  if (ms <= 0) throw new CrawlerError('ERR_INVALID_OPTION', '--lease must be more than 0 seconds');
+  return Math.round(ms);
 }

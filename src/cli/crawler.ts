@@ -19,7 +19,7 @@ import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
 import { prefixesScope, sameOriginScope, type Scope } from '../url/scope.js';
-import { formatFlags, parseArgs, type FlagSpec } from './args.js';
+import { defineFlags, formatFlags, parseArgs } from './args.js';
 import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
 import { CrawlLog } from './crawl-log.js';
 import { leaseMsFrom, openClaimStore, runWorker, WORKER_FLAGS } from './crawler-worker.js';
@@ -29,9 +29,9 @@ import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
 export const CRAWLER_USER_AGENT = 'polite-crawler/0.1 (TinySearch Engine crawler)';
 export const DEFAULT_DEPTH_LIMIT = 10;
 
-const FLAGS: readonly FlagSpec[] = [
+const FLAGS = defineFlags([
   { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
-  { name: 'delay', type: 'seconds', arg: 'SECONDS', default: 1, help: 'least time between request starts to the server (robots.txt Crawl-delay can raise it)' },
+  { name: 'delay', type: 'duration', arg: 'SECONDS', default: 1, help: 'least time between request starts to the server (robots.txt Crawl-delay can raise it)' },
   { name: 'depth-limit', type: 'count', arg: 'N', default: DEFAULT_DEPTH_LIMIT, help: 'largest maxDepth accepted' },
   { name: 'internal', type: 'string', arg: 'PREFIX', repeatable: true, help: 'URLs starting with PREFIX are internal; give it again for more servers (default: same scheme, host and port as the seed)' },
   { name: 'ignore-robots', type: 'boolean', help: 'do not fetch or obey robots.txt' },
@@ -42,7 +42,7 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
   ...HTTP_FLAGS,
   ...WORKER_FLAGS,
-];
+]);
 
 export const CRAWLER_HELP = `Usage: crawler [options] seedURL pageDirectory maxDepth
 
@@ -96,52 +96,52 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
 
   let seed: HttpUrl;
   try {
-    seed = parseHttpUrl(seedText, flags['max-url-length'] as number);
+    seed = parseHttpUrl(seedText, flags.maxUrlLength);
   } catch (err) {
     throw usage(`invalid seedURL "${seedText}": ${describeError(err)}`, 'ERR_INVALID_URL');
   }
-  const depthLimit = flags['depth-limit'] as number;
+  const depthLimit = flags.depthLimit;
   if (!/^[0-9]+$/.test(depthText)) throw usage(`maxDepth must be a non-negative integer written in digits, got "${depthText}"`);
   const maxDepth = Number(depthText);
   if (maxDepth > depthLimit) throw usage(`maxDepth ${depthText} is above the depth limit ${depthLimit} (--depth-limit N changes it)`);
   let scope: Scope;
   try {
-    scope = flags['internal'] !== undefined ? prefixesScope(flags['internal'] as string[]) : sameOriginScope(seed);
+    scope = flags.internal !== undefined ? prefixesScope(flags.internal) : sameOriginScope(seed);
   } catch (err) {
     throw usage(`invalid --internal prefix: ${describeError(err)}`, 'ERR_INVALID_OPTION');
   }
-  if (!scope(seed)) throw usage(`seedURL ${seed.key} is not inside --internal ${(flags['internal'] as string[]).join(' or ')}`, 'ERR_INVALID_OPTION');
+  if (!scope(seed)) throw usage(`seedURL ${seed.key} is not inside --internal ${(flags.internal ?? []).join(' or ')}`, 'ERR_INVALID_OPTION');
   let parallel;
   try {
     parallel = concurrencyFrom(flags);
   } catch (err) {
     throw usage(describeError(err), 'ERR_INVALID_OPTION');
   }
-  const userAgent = flags['user-agent'] as string;
+  const userAgent = flags.userAgent;
   // RFC 9110 §5.5: no control characters in a field value; an empty one names no robots.txt group.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(userAgent)) throw usage('--user-agent must not contain control characters (CR, LF, NUL, TAB...)', 'ERR_INVALID_OPTION');
   if (userAgent.trim() === '') throw usage('--user-agent must not be empty', 'ERR_INVALID_OPTION');
-  const frontierSpec = flags['frontier'] as string | undefined; // a shared crawl: see crawler-worker.ts
+  const frontierSpec = flags.frontier; // a shared crawl: see crawler-worker.ts
   if (frontierSpec === undefined) {
-    if (flags['strict-bfs'] === true) throw usage('--strict-bfs goes with --frontier (a private crawl is strictly breadth first already)', 'ERR_INVALID_OPTION');
+    if (flags.strictBfs === true) throw usage('--strict-bfs goes with --frontier (a private crawl is strictly breadth first already)', 'ERR_INVALID_OPTION');
   } else if (flags['resume'] === true) {
     throw usage('--resume does not go with --frontier: a shared crawl is joined (and so resumed) by running the same command again', 'ERR_INVALID_OPTION');
   }
   let leaseMs;
   try {
-    leaseMs = leaseMsFrom(flags['lease'] as number);
+    leaseMs = leaseMsFrom(flags.leaseMs);
   } catch (err) {
     throw usage(describeError(err), 'ERR_INVALID_OPTION');
   }
   await checkPageDirectory(pageDir);
 
   const client = new HttpClient(clientOptionsFrom(flags, userAgent));
-  const politeness = new Politeness({ delayMs: (flags['delay'] as number) * 1000 });
+  const politeness = new Politeness({ delayMs: flags.delayMs });
   const fetcher = new PoliteFetcher(client, politeness, io.signal);
-  const maxUrl = flags['max-url-length'] as number;
-  const maxRedirects = flags['max-redirects'] as number;
-  const maxSegments = flags['max-path-depth'] as number;
+  const maxUrl = flags.maxUrlLength;
+  const maxRedirects = flags.maxRedirects;
+  const maxSegments = flags.maxPathDepth;
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, maxUrl), maxSegments);
   // Why a host's robots.txt counts as "disallow all" (RFC 9309: 5xx or unreachable), for the PANIC message.
   const robotsFailures = new Map<string, string>();
@@ -156,7 +156,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     return false;
   });
   const robots =
-    flags['ignore-robots'] === true
+    flags.ignoreRobots === true
       ? undefined
       : new RobotsPolicy({
           userAgent,
@@ -194,13 +194,13 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
         seed,
         pageDir,
         maxDepth,
-        delayMs: (flags['delay'] as number) * 1000,
+        delayMs: flags.delayMs,
         leaseMs,
-        strictBfs: flags['strict-bfs'] === true,
+        strictBfs: flags.strictBfs === true,
         lanes: parallel.concurrency,
-        maxPages: flags['max-pages'] as number | undefined,
+        maxPages: flags.maxPages,
         userAgent,
-        robotsFetch: flags['ignore-robots'] === true ? undefined : robotsFetch,
+        robotsFetch: flags.ignoreRobots === true ? undefined : robotsFetch,
         resolve,
         inScope,
         rejectReason,
@@ -259,7 +259,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     seedDepth: 0,
     maxDepth,
     maxRedirects,
-    maxPages: flags['max-pages'] as number | undefined,
+    maxPages: flags.maxPages,
     extractor,
     fetcher,
     politeness,

@@ -5,7 +5,7 @@ import { formatFlags, parseArgs, type FlagSpec } from '../../src/cli/args.js';
 import { isCrawlerError } from '../../src/errors.js';
 
 const SPECS: FlagSpec[] = [
-  { name: 'delay', type: 'seconds', default: 1, help: 'd' },
+  { name: 'delay', type: 'duration', default: 1, help: 'd' },
   { name: 'max', type: 'count', help: 'm' },
   { name: 'quiet', short: 'q', type: 'boolean', help: 'q' },
   { name: 'name', type: 'string', help: 'n' },
@@ -14,11 +14,11 @@ const SPECS: FlagSpec[] = [
 test('flags in both forms, positionals kept in order, defaults applied', () => {
   const r = parseArgs(['--delay', '0.5', 'a', '--max=3', '-q', 'b', '--name', 'x'], SPECS);
   assert.deepEqual(r.positionals, ['a', 'b']);
-  assert.equal(r.flags['delay'], 0.5);
+  assert.equal(r.flags['delayMs'], 500);
   assert.equal(r.flags['max'], 3);
   assert.equal(r.flags['quiet'], true);
   assert.equal(r.flags['name'], 'x');
-  assert.equal(parseArgs([], SPECS).flags['delay'], 1);
+  assert.equal(parseArgs([], SPECS).flags['delayMs'], 1000);
 });
 
 test('"-1" and other dash-digit words are positionals (so maxDepth -1 gets its own message)', () => {
