@@ -3,7 +3,7 @@
  * defaults in one place, and the client settings they give.
  */
 import { CrawlerError } from '../errors.js';
-import type { FlagSpec, FlagValues } from './args.js';
+import { defineFlags, type FlagValues } from './args.js';
 import { DEFAULT_CLIENT_OPTIONS, type HttpClientOptions } from '../http/client.js';
 import { DEFAULT_MAX_URL_LENGTH } from '../url/http-url.js';
 import { DEFAULT_MAX_PATH_SEGMENTS } from '../url/limits.js';
@@ -11,12 +11,12 @@ import { DEFAULT_MAX_PATH_SEGMENTS } from '../url/limits.js';
 /** Default of --concurrency: first requests in flight at once, to different hosts. */
 export const DEFAULT_CONCURRENCY = 4;
 
-export const HTTP_FLAGS: readonly FlagSpec[] = [
+export const HTTP_FLAGS = defineFlags([
   { name: 'concurrency', type: 'count', arg: 'N', default: DEFAULT_CONCURRENCY, help: 'requests in flight at once to different hosts (each host keeps its delay; output order is unchanged)' },
   { name: 'connections-per-host', type: 'count', arg: 'N', default: 1, help: 'requests in flight to one host; above 1 only with --delay 0, and never to a host with a Crawl-delay' },
-  { name: 'connect-timeout', type: 'seconds', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.connectTimeoutMs / 1000, help: 'give up connecting (DNS, TCP, TLS) after this long' },
-  { name: 'idle-timeout', type: 'seconds', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.idleTimeoutMs / 1000, help: 'give up on a response when no byte arrives for this long' },
-  { name: 'response-timeout', type: 'seconds', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.responseTimeoutMs / 1000, help: 'give up on a response not complete this long after the request' },
+  { name: 'connect-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.connectTimeoutMs / 1000, help: 'give up connecting (DNS, TCP, TLS) after this long' },
+  { name: 'idle-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.idleTimeoutMs / 1000, help: 'give up on a response when no byte arrives for this long' },
+  { name: 'response-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.responseTimeoutMs / 1000, help: 'give up on a response not complete this long after the request' },
   { name: 'max-header-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxHeaderBytes, help: 'largest response header section accepted' },
   { name: 'max-body-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxBodyBytes, help: 'largest response body accepted' },
   { name: 'max-redirects', type: 'count', arg: 'N', default: 5, help: 'most redirect hops followed from one link' },
@@ -24,29 +24,30 @@ export const HTTP_FLAGS: readonly FlagSpec[] = [
   { name: 'max-path-depth', type: 'count', arg: 'N', default: DEFAULT_MAX_PATH_SEGMENTS, help: 'links with more path segments are skipped (crawler traps)' },
   { name: 'no-keep-alive', type: 'boolean', help: 'send "Connection: close" and open a connection per request' },
   { name: 'insecure', type: 'boolean', help: 'do not verify TLS certificates (test servers only)' },
-];
+]);
+
+/** The parsed values of HTTP_FLAGS (a program's own flags may come with them). */
+export type HttpFlags = FlagValues<typeof HTTP_FLAGS>;
 
 /** Client settings from parsed flags. */
-export function clientOptionsFrom(flags: FlagValues, userAgent: string): Partial<HttpClientOptions> & { userAgent: string } {
-  const ms = (name: string): number => Math.round((flags[name] as number) * 1000);
+export function clientOptionsFrom(flags: HttpFlags, userAgent: string): Partial<HttpClientOptions> & { userAgent: string } {
   return {
     userAgent,
-    keepAlive: flags['no-keep-alive'] !== true,
-    connectTimeoutMs: ms('connect-timeout'),
-    idleTimeoutMs: ms('idle-timeout'),
-    responseTimeoutMs: ms('response-timeout'),
-    limits: { maxHeaderBytes: flags['max-header-bytes'] as number, maxBodyBytes: flags['max-body-bytes'] as number },
-    rejectUnauthorized: flags['insecure'] !== true,
+    keepAlive: !flags.noKeepAlive,
+    connectTimeoutMs: Math.round(flags.connectTimeoutMs),
+    idleTimeoutMs: Math.round(flags.idleTimeoutMs),
+    responseTimeoutMs: Math.round(flags.responseTimeoutMs),
+    limits: { maxHeaderBytes: flags.maxHeaderBytes, maxBodyBytes: flags.maxBodyBytes },
+    rejectUnauthorized: !flags.insecure,
   };
 }
 
-/** The crawl's concurrency settings from parsed flags; throws ERR_INVALID_OPTION for an impolite mix. */
-export function concurrencyFrom(flags: FlagValues): { concurrency: number; connectionsPerHost: number } {
-  const concurrency = flags['concurrency'] as number;
-  const connectionsPerHost = flags['connections-per-host'] as number;
+/** The crawl's concurrency settings from parsed flags (and the program's --delay); throws ERR_INVALID_OPTION for an impolite mix. */
+export function concurrencyFrom(flags: Pick<HttpFlags, 'concurrency' | 'connectionsPerHost'> & { delayMs: number }): { concurrency: number; connectionsPerHost: number } {
+  const { concurrency, connectionsPerHost } = flags;
   if (concurrency < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--concurrency must be at least 1');
   if (connectionsPerHost < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--connections-per-host must be at least 1');
-  if (connectionsPerHost > 1 && (flags['delay'] as number) > 0) {
+  if (connectionsPerHost > 1 && flags.delayMs > 0) {
     throw new CrawlerError('ERR_INVALID_OPTION', '--connections-per-host above 1 is only allowed with --delay 0 (a second connection would break the delay)');
   }
   return { concurrency, connectionsPerHost };

@@ -10,15 +10,15 @@ import { runTse } from '../programs/tse-run.js';
 import { leaseMsFrom } from '../programs/tse-worker.js';
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { prefixesScope, sameOriginScope, type Scope } from '../url/scope.js';
-import { formatFlags, parseArgs, type FlagSpec } from './args.js';
+import { defineFlags, formatFlags, parseArgs } from './args.js';
 import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
 import type { CliIo } from './run-cli.js';
 
 export { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT };
 
-const FLAGS: readonly FlagSpec[] = [
+const FLAGS = defineFlags([
   { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
-  { name: 'delay', type: 'seconds', arg: 'SECONDS', default: 1, help: 'least time between request starts to the server (robots.txt Crawl-delay can raise it)' },
+  { name: 'delay', type: 'duration', arg: 'SECONDS', default: 1, help: 'least time between request starts to the server (robots.txt Crawl-delay can raise it)' },
   { name: 'depth-limit', type: 'count', arg: 'N', default: DEFAULT_DEPTH_LIMIT, help: 'largest maxDepth accepted' },
   { name: 'internal', type: 'string', arg: 'PREFIX', repeatable: true, help: 'URLs starting with PREFIX are internal; give it again for more servers (default: same scheme, host and port as the seed)' },
   { name: 'ignore-robots', type: 'boolean', help: 'do not fetch or obey robots.txt' },
@@ -30,9 +30,9 @@ const FLAGS: readonly FlagSpec[] = [
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
   ...HTTP_FLAGS,
   { name: 'frontier', type: 'string', arg: 'URL', help: 'run as one worker of a crawl shared through postgresql://USER@HOST:PORT/DB or sqlite:FILE (default: a private crawl, state in pageDirectory)' },
-  { name: 'lease', type: 'seconds', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: how long a worker may hold a URL before another worker takes it over' },
+  { name: 'lease', type: 'duration', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: how long a worker may hold a URL before another worker takes it over' },
   { name: 'strict-bfs', type: 'boolean', help: 'with --frontier: finish each depth before any worker takes a deeper URL' },
-];
+]);
 
 export const CRAWLER_HELP = `Usage: crawler [options] seedURL pageDirectory maxDepth
 
@@ -77,7 +77,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     throw usage(describeError(err), 'ERR_INVALID_OPTION');
   }
   const { flags, positionals } = parsed;
-  if (flags['help'] === true) {
+  if (flags.help) {
     io.stdout(CRAWLER_HELP);
     return 0;
   }
@@ -86,65 +86,65 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
 
   let seed: HttpUrl;
   try {
-    seed = parseHttpUrl(seedText, flags['max-url-length'] as number);
+    seed = parseHttpUrl(seedText, flags.maxUrlLength);
   } catch (err) {
     throw usage(`invalid seedURL "${seedText}": ${describeError(err)}`, 'ERR_INVALID_URL');
   }
-  const depthLimit = flags['depth-limit'] as number;
+  const depthLimit = flags.depthLimit;
   if (!/^[0-9]+$/.test(depthText)) throw usage(`maxDepth must be a non-negative integer written in digits, got "${depthText}"`);
   const maxDepth = Number(depthText);
   if (maxDepth > depthLimit) throw usage(`maxDepth ${depthText} is above the depth limit ${depthLimit} (--depth-limit N changes it)`);
   let scope: Scope;
   try {
-    scope = flags['internal'] !== undefined ? prefixesScope(flags['internal'] as string[]) : sameOriginScope(seed);
+    scope = flags.internal !== undefined ? prefixesScope(flags.internal) : sameOriginScope(seed);
   } catch (err) {
     throw usage(`invalid --internal prefix: ${describeError(err)}`, 'ERR_INVALID_OPTION');
   }
-  if (!scope(seed)) throw usage(`seedURL ${seed.key} is not inside --internal ${(flags['internal'] as string[]).join(' or ')}`, 'ERR_INVALID_OPTION');
+  if (!scope(seed)) throw usage(`seedURL ${seed.key} is not inside --internal ${(flags.internal ?? []).join(' or ')}`, 'ERR_INVALID_OPTION');
   let parallel;
   try {
     parallel = concurrencyFrom(flags);
   } catch (err) {
     throw usage(describeError(err), 'ERR_INVALID_OPTION');
   }
-  const userAgent = flags['user-agent'] as string;
+  const userAgent = flags.userAgent;
   // RFC 9110 §5.5: no control characters in a field value; an empty one names no robots.txt group.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(userAgent)) throw usage('--user-agent must not contain control characters (CR, LF, NUL, TAB...)', 'ERR_INVALID_OPTION');
   if (userAgent.trim() === '') throw usage('--user-agent must not be empty', 'ERR_INVALID_OPTION');
-  const frontierSpec = flags['frontier'] as string | undefined; // a shared crawl: see crawler-worker.ts
+  const frontierSpec = flags.frontier; // a shared crawl: see crawler-worker.ts
   if (frontierSpec === undefined) {
-    if (flags['strict-bfs'] === true) throw usage('--strict-bfs goes with --frontier (a private crawl is strictly breadth first already)', 'ERR_INVALID_OPTION');
-  } else if (flags['resume'] === true) {
+    if (flags.strictBfs) throw usage('--strict-bfs goes with --frontier (a private crawl is strictly breadth first already)', 'ERR_INVALID_OPTION');
+  } else if (flags.resume) {
     throw usage('--resume does not go with --frontier: a shared crawl is joined (and so resumed) by running the same command again', 'ERR_INVALID_OPTION');
   }
   let leaseMs;
   try {
-    leaseMs = leaseMsFrom(flags['lease'] as number);
+    leaseMs = leaseMsFrom(flags.leaseMs);
   } catch (err) {
     throw usage(describeError(err), 'ERR_INVALID_OPTION');
   }
-  const quiet = flags['quiet'] === true;
+  const quiet = flags.quiet;
   return runTse(
     {
       seed,
       pageDir,
       maxDepth,
       scope,
-      delayMs: (flags['delay'] as number) * 1000,
+      delayMs: flags.delayMs,
       userAgent,
-      ignoreRobots: flags['ignore-robots'] === true,
-      maxPages: flags['max-pages'] as number | undefined,
-      maxUrlLength: flags['max-url-length'] as number,
-      maxRedirects: flags['max-redirects'] as number,
-      maxPathSegments: flags['max-path-depth'] as number,
+      ignoreRobots: flags.ignoreRobots,
+      maxPages: flags.maxPages,
+      maxUrlLength: flags.maxUrlLength,
+      maxRedirects: flags.maxRedirects,
+      maxPathSegments: flags.maxPathDepth,
       client: clientOptionsFrom(flags, userAgent),
       ...parallel,
-      log: flags['json'] === true ? 'json' : quiet ? 'quiet' : 'cs50',
+      log: flags.json ? 'json' : quiet ? 'quiet' : 'cs50',
       progress: io.stderrIsTTY && (quiet || !io.stdoutIsTTY),
-      resume: flags['resume'] === true,
-      overwrite: flags['overwrite'] === true,
-      shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags['strict-bfs'] === true },
+      resume: flags.resume,
+      overwrite: flags.overwrite,
+      shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags.strictBfs },
     },
     io,
   );

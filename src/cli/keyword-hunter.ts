@@ -17,7 +17,7 @@ import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { anyScope } from '../url/scope.js';
-import { formatFlags, parseArgs, type FlagSpec } from './args.js';
+import { defineFlags, formatFlags, parseArgs } from './args.js';
 import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
 import { findLine } from '../programs/keyword-search.js';
 import { Progress } from '../output/progress.js';
@@ -29,9 +29,9 @@ export const KH_USER_AGENT = 'ee122-KeywordHunter';
 export const KH_MAX_DEPTH = 5;
 export const KH_MAX_KEYWORD = 100;
 
-const FLAGS: readonly FlagSpec[] = [
+const FLAGS = defineFlags([
   { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
-  { name: 'delay', type: 'seconds', arg: 'SECONDS', default: 0, help: 'least time between request starts to one host, for every host (robots.txt Crawl-delay can raise it)' },
+  { name: 'delay', type: 'duration', arg: 'SECONDS', default: 0, help: 'least time between request starts to one host, for every host (robots.txt Crawl-delay can raise it)' },
   // The spec's crawler stops at the page holding the keyword: fetching ahead
   // (--concurrency above 1) would request pages after it, so it is opt-in here.
   ...HTTP_FLAGS.map((f) =>
@@ -39,7 +39,7 @@ const FLAGS: readonly FlagSpec[] = [
       ? { ...f, default: 1, help: 'requests in flight at once to different hosts; above 1 fetches queued pages ahead, so pages after the one holding the keyword may be requested' }
       : f,
   ),
-];
+]);
 
 export const KH_HELP = `Usage: KeywordHunter [options] StartURL SearchKeyword [OutputDir]
 
@@ -103,7 +103,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   }
   if (positionals.length < 2 || positionals.length > 3) throw usage(`expected 2 or 3 arguments, got ${positionals.length}`);
   const [startText, keyword, outputDir] = positionals as [string, string, string | undefined];
-  const maxUrl = flags['max-url-length'] as number;
+  const maxUrl = flags.maxUrlLength;
   let start: HttpUrl;
   try {
     start = parseHttpUrl(startText, maxUrl);
@@ -126,10 +126,10 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   if (outputDir !== undefined) await prepareOutputDir(outputDir);
 
   const client = new HttpClient(clientOptionsFrom(flags, KH_USER_AGENT));
-  const politeness = new Politeness({ delayMs: (flags['delay'] as number) * 1000 });
+  const politeness = new Politeness({ delayMs: flags.delayMs });
   const fetcher = new PoliteFetcher(client, politeness, io.signal);
-  const maxRedirects = flags['max-redirects'] as number;
-  const maxSegments = flags['max-path-depth'] as number;
+  const maxRedirects = flags.maxRedirects;
+  const maxSegments = flags.maxPathDepth;
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrl), maxSegments);
   const robots = new RobotsPolicy({
     userAgent: KH_USER_AGENT,

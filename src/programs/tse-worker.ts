@@ -150,8 +150,8 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   return 0;
 }
 
-/** The lease flag in ms, checked. */
-export function leaseMsFrom(seconds: number): number {
-  if (seconds <= 0) throw new CrawlerError('ERR_INVALID_OPTION', '--lease must be more than 0 seconds');
-  return Math.round(seconds * 1000);
+/** The lease flag (already in ms), checked and rounded to whole ms. */
+export function leaseMsFrom(ms: number): number {
+  if (ms <= 0) throw new CrawlerError('ERR_INVALID_OPTION', '--lease must be more than 0 seconds');
+  return Math.round(ms);
 }
