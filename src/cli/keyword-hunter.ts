@@ -5,29 +5,13 @@
  * `NOT_FOUND_KEYWORD:`) on stdout, one write per line as it happens.
  */
 import { CrawlerError, describeError } from '../errors.js';
-import { Crawl, type CrawlProgram, type LinkAction } from '../engine/crawl.js';
-import { PoliteFetcher } from '../engine/polite-fetch.js';
-import { HrefPatternExtractor } from '../extract/href-pattern.js';
-import { MemoryFrontier } from '../frontier/memory-store.js';
-import { Politeness } from '../frontier/politeness.js';
-import { HttpClient } from '../http/client.js';
-import { encodeTarget } from '../http/request.js';
-import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
-import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
-import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
-import { checkPathDepth } from '../url/limits.js';
-import { anyScope } from '../url/scope.js';
+import { KH_MAX_KEYWORD, KH_MAX_DEPTH, KH_USER_AGENT, resolveKhLink, runKeywordHunter } from '../programs/keyword-hunter.js';
+import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
 import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
-import { findLine } from '../programs/keyword-search.js';
-import { Progress } from '../output/progress.js';
-import { EXIT_INTERRUPTED, type CliIo } from './run-cli.js';
+import type { CliIo } from './run-cli.js';
 
-/** The User-Agent the spec requires, also the robots.txt agent. */
-export const KH_USER_AGENT = 'ee122-KeywordHunter';
-/** StartURL is depth 1; pages at depth 5 are searched but their links are not followed. */
-export const KH_MAX_DEPTH = 5;
-export const KH_MAX_KEYWORD = 100;
+export { KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
 
 const FLAGS = defineFlags([
   { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
@@ -67,28 +51,6 @@ function usage(message: string): CrawlerError {
   return new CrawlerError('ERR_USAGE', message, { hint: 'Usage: KeywordHunter [options] StartURL SearchKeyword [OutputDir] (see --help)' });
 }
 
-const ACTION_NAMES: Record<LinkAction, string> = {
-  follow: 'follow',
-  robots: 'robots_ignore',
-  duplicate: 'already_seen_ignore',
-  external: 'follow', // KeywordHunter has no out-of-scope links
-};
-
-/** host, port and respath as the protocol prints them. */
-// respath is the target exactly as the request line carries it ("GET respath
-// HTTP/1.1"): characters that cannot go on the wire (space, controls,
-// non-ASCII) are percent-encoded, so no link can break a protocol line.
-function fields(url: HttpUrl): string {
-  return `host=${url.host};port=${url.port};respath=${encodeTarget(url.pathAndQuery)}`;
-}
-
-/** The spec's link resolution: RFC 3986, and a URL without a path means /index.html. */
-export function resolveKhLink(href: string, base: HttpUrl, maxLength: number): HttpUrl {
-  const url = resolveHttpUrl(href, base, maxLength);
-  if (!url.pathWasEmpty) return url;
-  return resolveHttpUrl(url.query === undefined ? '/index.html' : `/index.html?${url.query}`, url, maxLength);
-}
-
 export async function keywordHunterMain(argv: string[], io: CliIo): Promise<number> {
   let parsed;
   try {
@@ -97,7 +59,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
     throw usage(describeError(err));
   }
   const { flags, positionals } = parsed;
-  if (flags['help'] === true) {
+  if (flags.help) {
     io.stdout(KH_HELP);
     return 0;
   }
@@ -122,95 +84,19 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   } catch (err) {
     throw usage(describeError(err));
   }
-  const sink = outputDir === undefined ? undefined : new OutputDirSink(outputDir);
-  if (outputDir !== undefined) await prepareOutputDir(outputDir);
-
-  const client = new HttpClient(clientOptionsFrom(flags, KH_USER_AGENT));
-  const politeness = new Politeness({ delayMs: flags.delayMs });
-  const fetcher = new PoliteFetcher(client, politeness, io.signal);
-  const maxRedirects = flags.maxRedirects;
-  const maxSegments = flags.maxPathDepth;
-  const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrl), maxSegments);
-  const robots = new RobotsPolicy({
-    userAgent: KH_USER_AGENT,
-    onFailure: KEYWORD_HUNTER_FAILURE_POLICY,
-    fetch: fetcher.robotsFetcher((h) => parseHttpUrl(h, maxUrl), resolve, maxRedirects),
-  });
-  const needle = Buffer.from(keyword, 'utf8');
-  const line = (text: string): void => io.stdout(text + '\n');
-  let found = false;
-  let pages = 0;
-  const progress = new Progress(io, io.stderrIsTTY && !io.stdoutIsTTY);
-
-  const program: CrawlProgram = {
-    resolveLink: resolve,
-    inScope: anyScope,
-    async onResponse({ url, response }) {
-      pages++;
-      progress.update(() => `KeywordHunter: ${pages} pages searched`);
-      if (response.status !== 200) return 'done';
-      if (sink !== undefined) await sink.save(url.path, response.body);
-      const hit = findLine(response.body, needle);
-      if (hit !== undefined) {
-        io.stdout(Buffer.concat([Buffer.from(`FOUND_KEYWORD:${fields(url)};line=`, 'utf8'), hit, Buffer.from('\n')]));
-        found = true;
-        return 'stop';
-      }
-      return 'scan';
+  return runKeywordHunter(
+    {
+      start,
+      keyword,
+      outputDir,
+      delayMs: flags.delayMs,
+      maxUrlLength: maxUrl,
+      maxRedirects: flags.maxRedirects,
+      maxPathSegments: flags.maxPathDepth,
+      client: clientOptionsFrom(flags, KH_USER_AGENT),
+      ...parallel,
+      progress: io.stderrIsTTY && !io.stdoutIsTTY,
     },
-    // onResponse's verdict, without saving or printing: a 200 page without the keyword is scanned.
-    willScan: ({ response }) => response.status === 200 && findLine(response.body, needle) === undefined,
-    onFailure(_entry, url, error) {
-      io.stderr(`KeywordHunter: ${url.href}: ${error.message}\n`);
-    },
-    onSeedDisallowed(url) {
-      io.stderr(`KeywordHunter: robots.txt of ${url.host}:${url.port} disallows ${url.pathAndQuery}; not fetching it\n`);
-    },
-  };
-
-  const crawl = new Crawl({
-    seed: start,
-    seedDepth: 1,
-    maxDepth: KH_MAX_DEPTH,
-    maxRedirects,
-    maxPages: undefined,
-    extractor: new HrefPatternExtractor(),
-    fetcher,
-    politeness,
-    robots,
-    frontier: new MemoryFrontier(),
-    program,
-    signal: io.signal,
-    ...parallel,
-    // With --concurrency above 1, links of pages fetched ahead are found as the pages arrive.
-    scanAhead: true,
-    events: {
-      onHop: (url, _depth, status) => line(`PAGE:${fields(url)};status=${status}`),
-      onRedirect: (_from, to, raw, action, _depth, error) => {
-        if (to === undefined || action === 'invalid') {
-          io.stderr(`KeywordHunter: not following redirect to ${raw}: ${error?.message ?? 'not an http(s) URL'}\n`);
-          return;
-        }
-        line(`LINK:${fields(to)};action=${ACTION_NAMES[action]}`);
-      },
-      onLink: (raw, url, action, _depth, error) => {
-        // Schemes other than http and https produce no LINK line (spec decision).
-        if (url === undefined || action === 'invalid') {
-          if (error !== undefined && error.code !== 'ERR_UNSUPPORTED_SCHEME') io.stderr(`KeywordHunter: skipping link "${raw}": ${error.message}\n`);
-          return;
-        }
-        line(`LINK:${fields(url)};action=${ACTION_NAMES[action]}`);
-      },
-    },
-  });
-  let summary;
-  try {
-    summary = await crawl.run();
-  } finally {
-    progress.done();
-    client.close();
-  }
-  if (summary.stoppedBy === 'signal') return EXIT_INTERRUPTED;
-  if (!found) line('NOT_FOUND_KEYWORD:');
-  return 0;
+    io,
+  );
 }

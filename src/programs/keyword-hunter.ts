@@ -1,0 +1,190 @@
+/**
+ * KeywordHunter's policy and run: the spec's link resolution (a URL without
+ * a path means /index.html), the protocol's actions and fields, and the
+ * keyword decision, made once per response. Every link is followed (any
+ * host), robots.txt failures mean "allow all", a page answered 200 is saved
+ * in OutputDir and searched, and the crawl stops at the first line holding
+ * the keyword.
+ */
+import { Crawl, type CrawlProgram, type LinkAction } from '../engine/crawl.js';
+import { PoliteFetcher } from '../engine/polite-fetch.js';
+import { HrefPatternExtractor } from '../extract/href-pattern.js';
+import { MemoryFrontier } from '../frontier/memory-store.js';
+import { Politeness } from '../frontier/politeness.js';
+import { HttpClient, type FetchResponse, type HttpClientOptions } from '../http/client.js';
+import { encodeTarget } from '../http/request.js';
+import { Progress } from '../output/progress.js';
+import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
+import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
+import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
+import { checkPathDepth } from '../url/limits.js';
+import { anyScope } from '../url/scope.js';
+import { EXIT_INTERRUPTED, type CliIo } from '../cli/run-cli.js';
+import { findLine } from './keyword-search.js';
+
+/** The User-Agent the spec requires, also the robots.txt agent. */
+export const KH_USER_AGENT = 'ee122-KeywordHunter';
+/** StartURL is depth 1; pages at depth 5 are searched but their links are not followed. */
+export const KH_MAX_DEPTH = 5;
+export const KH_MAX_KEYWORD = 100;
+
+/** Everything a search is run with, checked by the command line. */
+export interface KeywordHunterSettings {
+  start: HttpUrl;
+  keyword: string;
+  outputDir: string | undefined;
+  delayMs: number;
+  maxUrlLength: number;
+  maxRedirects: number;
+  maxPathSegments: number;
+  client: Partial<HttpClientOptions> & { userAgent: string };
+  concurrency: number;
+  connectionsPerHost: number;
+  /** Draw the progress line. */
+  progress: boolean;
+}
+
+/** The protocol's word for what became of a link. */
+export const ACTION_NAMES: Readonly<Record<LinkAction, string>> = {
+  follow: 'follow',
+  robots: 'robots_ignore',
+  duplicate: 'already_seen_ignore',
+  external: 'follow', // KeywordHunter has no out-of-scope links
+};
+
+/**
+ * host, port and respath as the protocol prints them. respath is the target
+ * exactly as the request line carries it ("GET respath HTTP/1.1"):
+ * characters that cannot go on the wire (space, controls, non-ASCII) are
+ * percent-encoded, so no link can break a protocol line.
+ */
+export function protocolFields(url: HttpUrl): string {
+  return `host=${url.host};port=${url.port};respath=${encodeTarget(url.pathAndQuery)}`;
+}
+
+/** The spec's link resolution: RFC 3986, and a URL without a path means /index.html. */
+export function resolveKhLink(href: string, base: HttpUrl, maxLength: number): HttpUrl {
+  const url = resolveHttpUrl(href, base, maxLength);
+  if (!url.pathWasEmpty) return url;
+  return resolveHttpUrl(url.query === undefined ? '/index.html' : `/index.html?${url.query}`, url, maxLength);
+}
+
+/**
+ * The keyword decision, made once per response: a 200 page either holds the
+ * keyword (the line where it is) or is scanned for links; any other status
+ * is neither. Asked again for the same response (scanning ahead, then in
+ * order), it answers from memory.
+ */
+export class KeywordDecision {
+  private readonly needle: Buffer;
+  private readonly decided = new WeakMap<FetchResponse, Buffer | 'scan' | 'skip'>();
+
+  constructor(keyword: string) {
+    this.needle = Buffer.from(keyword, 'utf8');
+  }
+
+  /** The line holding the keyword, 'scan' for a 200 page without it, 'skip' for any other status. */
+  of(response: FetchResponse): Buffer | 'scan' | 'skip' {
+    let d = this.decided.get(response);
+    if (d === undefined) {
+      d = response.status !== 200 ? 'skip' : (findLine(response.body, this.needle) ?? 'scan');
+      this.decided.set(response, d);
+    }
+    return d;
+  }
+}
+
+/** Runs the search; resolves with the exit status (0 found or not, 130 stopped by a signal). */
+export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliIo): Promise<number> {
+  const { outputDir, maxUrlLength } = settings;
+  const sink = outputDir === undefined ? undefined : new OutputDirSink(outputDir);
+  if (outputDir !== undefined) await prepareOutputDir(outputDir);
+
+  const client = new HttpClient(settings.client);
+  const politeness = new Politeness({ delayMs: settings.delayMs });
+  const fetcher = new PoliteFetcher(client, politeness, io.signal);
+  const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrlLength), settings.maxPathSegments);
+  const robots = new RobotsPolicy({
+    userAgent: KH_USER_AGENT,
+    onFailure: KEYWORD_HUNTER_FAILURE_POLICY,
+    fetch: fetcher.robotsFetcher((h) => parseHttpUrl(h, maxUrlLength), resolve, settings.maxRedirects),
+  });
+  const decision = new KeywordDecision(settings.keyword);
+  const line = (text: string): void => io.stdout(text + '\n');
+  let found = false;
+  let pages = 0;
+  const progress = new Progress(io, settings.progress);
+
+  const program: CrawlProgram = {
+    resolveLink: resolve,
+    inScope: anyScope,
+    async onResponse({ url, response }) {
+      pages++;
+      progress.update(() => `KeywordHunter: ${pages} pages searched`);
+      const d = decision.of(response);
+      if (d === 'skip') return 'done';
+      if (sink !== undefined) await sink.save(url.path, response.body);
+      if (d === 'scan') return 'scan';
+      io.stdout(Buffer.concat([Buffer.from(`FOUND_KEYWORD:${protocolFields(url)};line=`, 'utf8'), d, Buffer.from('\n')]));
+      found = true;
+      return 'stop';
+    },
+    willScan: ({ response }) => decision.of(response) === 'scan',
+    onFailure(_entry, url, error) {
+      io.stderr(`KeywordHunter: ${url.href}: ${error.message}\n`);
+    },
+    onSeedDisallowed(url) {
+      io.stderr(`KeywordHunter: robots.txt of ${url.host}:${url.port} disallows ${url.pathAndQuery}; not fetching it\n`);
+    },
+  };
+
+  const crawl = new Crawl({
+    seed: settings.start,
+    seedDepth: 1,
+    maxDepth: KH_MAX_DEPTH,
+    maxRedirects: settings.maxRedirects,
+    maxPages: undefined,
+    extractor: new HrefPatternExtractor(),
+    fetcher,
+    politeness,
+    robots,
+    frontier: new MemoryFrontier(),
+    program,
+    signal: io.signal,
+    concurrency: settings.concurrency,
+    connectionsPerHost: settings.connectionsPerHost,
+    // With --concurrency above 1, links of pages fetched ahead are found as the pages arrive.
+    scanAhead: true,
+    events: {
+      onHop: (url, _depth, status, _error, notes) => {
+        line(`PAGE:${protocolFields(url)};status=${status}`);
+        for (const note of notes ?? []) io.stderr(`KeywordHunter: ${url.href}: ${note}\n`);
+      },
+      onRedirect: (_from, to, raw, action, _depth, error) => {
+        if (to === undefined || action === 'invalid') {
+          io.stderr(`KeywordHunter: not following redirect to ${raw}: ${error?.message ?? 'not an http(s) URL'}\n`);
+          return;
+        }
+        line(`LINK:${protocolFields(to)};action=${ACTION_NAMES[action]}`);
+      },
+      onLink: (raw, url, action, _depth, error) => {
+        // Schemes other than http and https produce no LINK line (spec decision).
+        if (url === undefined || action === 'invalid') {
+          if (error !== undefined && error.code !== 'ERR_UNSUPPORTED_SCHEME') io.stderr(`KeywordHunter: skipping link "${raw}": ${error.message}\n`);
+          return;
+        }
+        line(`LINK:${protocolFields(url)};action=${ACTION_NAMES[action]}`);
+      },
+    },
+  });
+  let summary;
+  try {
+    summary = await crawl.run();
+  } finally {
+    progress.done();
+    client.close();
+  }
+  if (summary.stoppedBy === 'signal') return EXIT_INTERRUPTED;
+  if (!found) line('NOT_FOUND_KEYWORD:');
+  return 0;
+}
