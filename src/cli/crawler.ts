@@ -11,7 +11,7 @@ import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { Politeness } from '../frontier/politeness.js';
 import type { FrontierEntry } from '../frontier/store.js';
 import { HttpClient, type FetchResponse } from '../http/client.js';
-import { encodeTarget } from '../http/request.js';
+import { encodeTarget } from '../url/request-target.js';
 import { headerValue } from '../http/response-parser.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { checkPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';

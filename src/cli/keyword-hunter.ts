@@ -11,7 +11,7 @@ import { HrefPatternExtractor } from '../extract/href-pattern.js';
 import { MemoryFrontier } from '../frontier/memory-store.js';
 import { Politeness } from '../frontier/politeness.js';
 import { HttpClient } from '../http/client.js';
-import { encodeTarget } from '../http/request.js';
+import { encodeTarget } from '../url/request-target.js';
 import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';

@@ -21,7 +21,7 @@ import { systemClock, type Clock } from '../frontier/clock.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse } from '../http/client.js';
 import { ExchangeError } from '../http/connection.js';
-import { encodeTarget } from '../http/request.js';
+import { encodeTarget } from '../url/request-target.js';
 import type { RobotsFetcher } from '../robots/policy.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { TsePageDirectory } from '../sink/tse-pagedir.js';

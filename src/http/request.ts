@@ -6,6 +6,7 @@
  */
 import { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
+import { encodeTarget } from '../url/request-target.js';
 
 export interface RequestSpec {
   method?: 'GET' | 'HEAD';
@@ -16,33 +17,6 @@ export interface RequestSpec {
   keepAlive: boolean;
   /** Extra header fields, sent after the standard ones. */
   headers?: ReadonlyArray<readonly [string, string]>;
-}
-
-// Characters that may appear unencoded in a request target (RFC 3986 pchar,
-// "/", "?" and "%" of existing escapes). Everything else is encoded as UTF-8
-// octets: CTLs, space, DEL, '"', '<', '>', '\\', '^', '`', '{', '|', '}', non-ASCII.
-const SAFE = new Uint8Array(128);
-for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%[]") {
-  SAFE[c.charCodeAt(0)] = 1;
-}
-const HEX = '0123456789ABCDEF';
-
-/** Percent-encodes every character of a request target that must not appear raw. */
-export function encodeTarget(target: string): string {
-  let i = 0;
-  const n = target.length;
-  while (i < n) {
-    const c = target.charCodeAt(i);
-    if (c >= 128 || SAFE[c] === 0) break;
-    i++;
-  }
-  if (i === n) return target; // the common case: nothing to encode, no copy
-  let out = target.slice(0, i);
-  for (const byte of Buffer.from(target.slice(i), 'utf8')) {
-    if (byte < 128 && SAFE[byte] === 1) out += String.fromCharCode(byte);
-    else out += '%' + HEX[byte >> 4] + HEX[byte & 15];
-  }
-  return out;
 }
 
 /** The Host header value: punycode host, port only when not the default. */

@@ -119,7 +119,7 @@ function normalize(s: string, pattern: boolean): string {
       out += s.charAt(i);
     } else if (!pattern) {
       // Paths arrive as request targets, already percent-encoded by the
-      // caller (src/http/request.ts encodeTarget), as google/robotstxt
+      // caller (src/url/request-target.ts encodeTarget), as google/robotstxt
       // expects; a raw non-ASCII char left here is compared as it is.
       out += s.charAt(i);
     } else {

@@ -5,7 +5,7 @@
  */
 import { domainToASCII } from 'node:url';
 import { CrawlerError } from '../errors.js';
-import { encodeTarget } from '../http/request.js';
+import { encodeTarget } from './request-target.js';
 import { parseUriReference, recompose, removeDotSegments, resolveParts, type UriParts } from './uri.js';
 
 /** Default cap on the length of a URL, in characters (`--max-url-length`). */

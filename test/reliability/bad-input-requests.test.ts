@@ -19,7 +19,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRequest, encodeTarget } from '../../src/http/request.js';
+import { buildRequest } from '../../src/http/request.js';
+import { encodeTarget } from '../../src/url/request-target.js';
 import { isCrawlerError } from '../../src/errors.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
 import {
