@@ -10,7 +10,7 @@ import { encodeTarget } from '../url/request-target.js';
 
 export interface RequestSpec {
   method?: 'GET' | 'HEAD';
-  /** The URL to request; its path and query form the target, its host the Host header. */
+  /** The URL to request; its `target` is the request target, its host the Host header. */
   url: HttpUrl;
   userAgent: string;
   /** false sends `Connection: close`. */
@@ -39,8 +39,12 @@ function checkHeader(name: string, value: string): void {
 /** The request bytes for `spec`. Throws CrawlerError for an unsafe header. */
 export function buildRequest(spec: RequestSpec): Buffer {
   checkHeader('User-Agent', spec.userAgent);
+  // A URL made by src/url/ carries its target encoded, and encoding it again
+  // returns that same string (one scan, no copy); a URL put together by hand,
+  // bypassing the URL layer, still cannot put a control character, space or
+  // non-ASCII byte on the request line.
   let head =
-    `${spec.method ?? 'GET'} ${encodeTarget(spec.url.pathAndQuery)} HTTP/1.1\r\n` +
+    `${spec.method ?? 'GET'} ${encodeTarget(spec.url.target)} HTTP/1.1\r\n` +
     `Host: ${hostHeader(spec.url)}\r\n` +
     `User-Agent: ${spec.userAgent}\r\n` +
     'Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\n' +
