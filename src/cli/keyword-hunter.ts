@@ -11,7 +11,6 @@ import { HrefPatternExtractor } from '../extract/href-pattern.js';
 import { MemoryFrontier } from '../frontier/memory-store.js';
 import { Politeness } from '../frontier/politeness.js';
 import { HttpClient } from '../http/client.js';
-import { encodeTarget } from '../url/request-target.js';
 import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
@@ -79,7 +78,7 @@ const ACTION_NAMES: Record<LinkAction, string> = {
 // HTTP/1.1"): characters that cannot go on the wire (space, controls,
 // non-ASCII) are percent-encoded, so no link can break a protocol line.
 function fields(url: HttpUrl): string {
-  return `host=${url.host};port=${url.port};respath=${encodeTarget(url.pathAndQuery)}`;
+  return `host=${url.host};port=${url.port};respath=${url.target}`;
 }
 
 /** The spec's link resolution: RFC 3986, and a URL without a path means /index.html. */

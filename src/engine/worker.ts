@@ -192,7 +192,7 @@ export class Worker {
       return;
     }
     const rules = this.rulesOf(claim.origin, claim.robots);
-    if (rules !== undefined && !rules.isAllowed(encodeTarget(url.pathAndQuery))) {
+    if (rules !== undefined && !rules.isAllowed(url.target)) {
       await this.o.store.complete(claim, nothing());
       onReport({ kind: 'robots', url: url.key, depth });
       return;
@@ -279,7 +279,7 @@ export class Worker {
   private classify(url: HttpUrl): LinkAction {
     if (!this.o.program.inScope(url)) return 'external';
     const rules = this.rules.get(url.origin);
-    if (rules !== undefined && !rules.isAllowed(encodeTarget(url.pathAndQuery))) return 'robots';
+    if (rules !== undefined && !rules.isAllowed(url.target)) return 'robots';
     return 'follow';
   }
 
