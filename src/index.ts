@@ -8,12 +8,13 @@ export type { ErrorCode, CrawlerErrorOptions } from './errors.js';
 export { parseHttpUrl, resolveHttpUrl, DEFAULT_MAX_URL_LENGTH } from './url/http-url.js';
 export type { HttpUrl, HttpScheme } from './url/http-url.js';
 export { resolveReference, removeDotSegments } from './url/uri.js';
+export { encodeTarget } from './url/request-target.js';
 export { sameOriginScope, prefixScope, anyScope } from './url/scope.js';
 export type { Scope } from './url/scope.js';
 
 export { HttpClient, DEFAULT_CLIENT_OPTIONS } from './http/client.js';
 export type { HttpClientOptions, FetchResponse, FetchOptions } from './http/client.js';
-export { buildRequest, encodeTarget } from './http/request.js';
+export { buildRequest } from './http/request.js';
 export { ResponseParser, DEFAULT_LIMITS, headerValue, headerValues } from './http/response-parser.js';
 export type { ParsedResponse, ParserLimits } from './http/response-parser.js';
 

@@ -14,7 +14,6 @@ import type { FrontierEntry, FrontierStore } from '../frontier/store.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse } from '../http/client.js';
 import { ExchangeError } from '../http/connection.js';
-import { encodeTarget } from '../http/request.js';
 import type { RobotsPolicy } from '../robots/policy.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
@@ -293,14 +292,14 @@ export class Crawl {
     if (robots === undefined) return true;
     const rules = robots.cached(url.origin);
     // Matched against the request target as sent (RFC 9309 §2.2.2: percent-encoded).
-    return rules === undefined ? undefined : rules.isAllowed(encodeTarget(url.pathAndQuery));
+    return rules === undefined ? undefined : rules.isAllowed(url.target);
   }
 
   private async robotsAllow(url: HttpUrl): Promise<boolean> {
     const now = this.robotsAllowNow(url);
     if (now !== undefined) return now;
     const rules = await this.loadRobots(this.o.robots as RobotsPolicy, url);
-    return rules.isAllowed(encodeTarget(url.pathAndQuery));
+    return rules.isAllowed(url.target);
   }
 
   private async loadRobots(robots: RobotsPolicy, url: HttpUrl): Promise<RobotsRules> {

@@ -20,7 +20,7 @@ import { storeTime, type Claim, type ClaimCrawlConfig, type ClaimEntry, type Cla
 import { systemClock, type Clock } from '../frontier/clock.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse } from '../http/client.js';
-import { encodeTarget } from '../http/request.js';
+import { encodeTarget } from '../url/request-target.js';
 import type { RobotsFetcher } from '../robots/policy.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { TsePageDirectory } from '../sink/tse-pagedir.js';
@@ -194,7 +194,7 @@ export class Worker {
       return;
     }
     const rules = this.rulesOf(claim.origin, claim.robots);
-    if (rules !== undefined && !rules.isAllowed(encodeTarget(url.pathAndQuery))) {
+    if (rules !== undefined && !rules.isAllowed(url.target)) {
       await this.o.store.complete(claim, nothing());
       onReport({ kind: 'robots', url: url.key, depth });
       return;
@@ -281,7 +281,7 @@ export class Worker {
   private classify(url: HttpUrl): LinkAction {
     if (!this.o.program.inScope(url)) return 'external';
     const rules = this.rules.get(url.origin);
-    if (rules !== undefined && !rules.isAllowed(encodeTarget(url.pathAndQuery))) return 'robots';
+    if (rules !== undefined && !rules.isAllowed(url.target)) return 'robots';
     return 'follow';
   }
 

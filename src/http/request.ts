@@ -6,43 +6,17 @@
  */
 import { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
+import { encodeTarget } from '../url/request-target.js';
 
 export interface RequestSpec {
   method?: 'GET' | 'HEAD';
-  /** The URL to request; its path and query form the target, its host the Host header. */
+  /** The URL to request; its `target` is the request target, its host the Host header. */
   url: HttpUrl;
   userAgent: string;
   /** false sends `Connection: close`. */
   keepAlive: boolean;
   /** Extra header fields, sent after the standard ones. */
   headers?: ReadonlyArray<readonly [string, string]>;
-}
-
-// Characters that may appear unencoded in a request target (RFC 3986 pchar,
-// "/", "?" and "%" of existing escapes). Everything else is encoded as UTF-8
-// octets: CTLs, space, DEL, '"', '<', '>', '\\', '^', '`', '{', '|', '}', non-ASCII.
-const SAFE = new Uint8Array(128);
-for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%[]") {
-  SAFE[c.charCodeAt(0)] = 1;
-}
-const HEX = '0123456789ABCDEF';
-
-/** Percent-encodes every character of a request target that must not appear raw. */
-export function encodeTarget(target: string): string {
-  let i = 0;
-  const n = target.length;
-  while (i < n) {
-    const c = target.charCodeAt(i);
-    if (c >= 128 || SAFE[c] === 0) break;
-    i++;
-  }
-  if (i === n) return target; // the common case: nothing to encode, no copy
-  let out = target.slice(0, i);
-  for (const byte of Buffer.from(target.slice(i), 'utf8')) {
-    if (byte < 128 && SAFE[byte] === 1) out += String.fromCharCode(byte);
-    else out += '%' + HEX[byte >> 4] + HEX[byte & 15];
-  }
-  return out;
 }
 
 /** The Host header value: punycode host, port only when not the default. */
@@ -65,8 +39,12 @@ function checkHeader(name: string, value: string): void {
 /** The request bytes for `spec`. Throws CrawlerError for an unsafe header. */
 export function buildRequest(spec: RequestSpec): Buffer {
   checkHeader('User-Agent', spec.userAgent);
+  // A URL made by src/url/ carries its target encoded, and encoding it again
+  // returns that same string (one scan, no copy); a URL put together by hand,
+  // bypassing the URL layer, still cannot put a control character, space or
+  // non-ASCII byte on the request line.
   let head =
-    `${spec.method ?? 'GET'} ${encodeTarget(spec.url.pathAndQuery)} HTTP/1.1\r\n` +
+    `${spec.method ?? 'GET'} ${encodeTarget(spec.url.target)} HTTP/1.1\r\n` +
     `Host: ${hostHeader(spec.url)}\r\n` +
     `User-Agent: ${spec.userAgent}\r\n` +
     'Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\n' +

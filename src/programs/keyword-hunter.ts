@@ -12,7 +12,6 @@ import { HrefPatternExtractor } from '../extract/href-pattern.js';
 import { MemoryFrontier } from '../frontier/memory-store.js';
 import { Politeness } from '../frontier/politeness.js';
 import { HttpClient, type FetchResponse, type HttpClientOptions } from '../http/client.js';
-import { encodeTarget } from '../http/request.js';
 import { Progress } from '../output/progress.js';
 import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
@@ -59,7 +58,7 @@ export const ACTION_NAMES: Readonly<Record<LinkAction, string>> = {
  * percent-encoded, so no link can break a protocol line.
  */
 export function protocolFields(url: HttpUrl): string {
-  return `host=${url.host};port=${url.port};respath=${encodeTarget(url.pathAndQuery)}`;
+  return `host=${url.host};port=${url.port};respath=${url.target}`;
 }
 
 /** The spec's link resolution: RFC 3986, and a URL without a path means /index.html. */

@@ -18,7 +18,7 @@
  *   we count the octets of the percent-encoded pattern as written (wildcards
  *   and a final `$` included), as Google does; Allow wins a tie.
  * - Percent-encoding (§2.2.2). Patterns are encoded here; the path comes in
- *   as the request target, already encoded by the caller (encodeTarget), as
+ *   as the request target, already encoded by the caller (HttpUrl.target), as
  *   google/robotstxt expects. Both are then normalized: `%xx` hex is
  *   upper-cased, blanks and controls (and non-ASCII characters of patterns)
  *   are UTF-8 percent-encoded, and a literal `*` or `$` in
@@ -119,7 +119,7 @@ function normalize(s: string, pattern: boolean): string {
       out += s.charAt(i);
     } else if (!pattern) {
       // Paths arrive as request targets, already percent-encoded by the
-      // caller (src/http/request.ts encodeTarget), as google/robotstxt
+      // caller (HttpUrl.target, src/url/request-target.ts), as google/robotstxt
       // expects; a raw non-ASCII char left here is compared as it is.
       out += s.charAt(i);
     } else {
@@ -282,7 +282,7 @@ export class RobotsRules {
    * Decides one request. `pathAndQuery` is the request target as it goes on
    * the wire: path plus `?query`, percent-encoded (RFC 9309 §2.2.2 encodes
    * both sides before comparison; patterns are encoded here, the target by
-   * the caller's encodeTarget). A `#fragment` is ignored.
+   * the caller: HttpUrl.target). A `#fragment` is ignored.
    */
   check(pathAndQuery: string): RobotsDecision {
     const path = normalizePath(pathAndQuery);

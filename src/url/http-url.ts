@@ -5,7 +5,7 @@
  */
 import { domainToASCII } from 'node:url';
 import { CrawlerError } from '../errors.js';
-import { encodeTarget } from '../http/request.js';
+import { encodeTarget } from './request-target.js';
 import { parseUriReference, recompose, removeDotSegments, resolveParts, type UriParts } from './uri.js';
 
 /** Default cap on the length of a URL, in characters (`--max-url-length`). */
@@ -30,6 +30,14 @@ export interface HttpUrl {
   readonly query: string | undefined;
   /** Path plus "?query": the request target before percent-encoding. */
   readonly pathAndQuery: string;
+  /**
+   * The request target as it goes on the wire: `pathAndQuery` with every
+   * character that must not appear raw percent-encoded (encodeTarget).
+   * Computed once, when the URL is made; the same string as `pathAndQuery`
+   * (no copy) when nothing needed encoding. What the request line carries
+   * and what robots.txt rules are matched against.
+   */
+  readonly target: string;
   /** `scheme://hostname[:port]` with the default port dropped: the politeness and robots key. */
   readonly origin: string;
   /**
@@ -175,7 +183,7 @@ function build(parts: UriParts, url: string, maxLength: number): HttpUrl {
   const origin = `${scheme}://${hostForKey}${port === defaultPort(scheme) ? '' : `:${port}`}`;
   const portPart = port === defaultPort(scheme) ? '' : `:${port}`;
   const href = `${scheme}://${host}${portPart}${pathAndQuery}`;
-  return { scheme, host, hostname, port, path, pathWasEmpty, query, pathAndQuery, origin, key: origin + target, href };
+  return { scheme, host, hostname, port, path, pathWasEmpty, query, pathAndQuery, target, origin, key: origin + target, href };
 }
 
 /** Parses an absolute http(s) URL. Throws CrawlerError naming what is wrong. */

@@ -1,7 +1,7 @@
 /** RFC 9112 §3: the request line and headers are built as pure bytes, with nothing injectable. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildRequest, encodeTarget, hostHeader } from '../../src/http/request.js';
+import { buildRequest, hostHeader } from '../../src/http/request.js';
 import { parseHttpUrl, resolveHttpUrl } from '../../src/url/http-url.js';
 import { isCrawlerError } from '../../src/errors.js';
 
@@ -25,13 +25,6 @@ test('RFC 9112 §3.2: Host omits the default port and carries punycode for IDN h
   assert.equal(hostHeader(parseHttpUrl('https://h:8443/')), 'h:8443');
   assert.equal(hostHeader(parseHttpUrl('http://bücher.example/')), 'xn--bcher-kva.example');
   assert.equal(hostHeader(parseHttpUrl('http://[::1]:81/')), '[::1]:81');
-});
-
-test('the target is percent-encoded: no space, tab, CR, LF, NUL or non-ASCII byte reaches the request line', () => {
-  assert.equal(encodeTarget('/a b\tc\r\nd\u0000e'), '/a%20b%09c%0D%0Ad%00e');
-  assert.equal(encodeTarget('/caf\u00e9'), '/caf%C3%A9');
-  assert.equal(encodeTarget('/"<>\\^`{|}'), '/%22%3C%3E%5C%5E%60%7B%7C%7D');
-  assert.equal(encodeTarget('/ok/%41?x=1&y=2;z=@:'), '/ok/%41?x=1&y=2;z=@:');
 });
 
 test('a link with CR LF and a fake header cannot inject a header', () => {

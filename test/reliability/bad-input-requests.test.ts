@@ -19,7 +19,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRequest, encodeTarget } from '../../src/http/request.js';
+import { buildRequest } from '../../src/http/request.js';
+import { encodeTarget } from '../../src/url/request-target.js';
 import { isCrawlerError } from '../../src/errors.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
 import {
@@ -88,7 +89,7 @@ describe('the request builder: nothing but a clean request line reaches the wire
     const base = parseHttpUrl('http://127.0.0.1:8080/');
     for (const ch of CODE_POINTS) {
       const pathAndQuery = `/x${ch}\r\nX-Injected: yes\r\n\r\nGET /evil${ch} HTTP/1.1\u0000`;
-      const url: HttpUrl = { ...base, path: pathAndQuery, pathAndQuery };
+      const url: HttpUrl = { ...base, path: pathAndQuery, pathAndQuery, target: pathAndQuery };
       const req = assertOneCleanRequest(build(url), JSON.stringify(pathAndQuery));
       assert.ok(!req.raw.toString('latin1').includes('X-Injected: yes'), 'no injected field');
     }

@@ -46,7 +46,7 @@ const EXTENSIONS_NOT_TAKEN: ReadonlyMap<string, string> = new Map([
  * Cases labelled `rfc9309` that we would disagree with: none. RFC 9309
  * §2.2.2 percent-encodes both sides before comparison; like google/robotstxt
  * we encode patterns and take the target already encoded (the engine passes
- * encodeTarget(path), exactly the bytes of the request line), so
+ * the URL's target, exactly the bytes of the request line), so
  * ID_Encoding#3 and #5 (a raw "ツ" target) agree with Google.
  */
 const RFC_DISAGREEMENTS: ReadonlyMap<string, string> = new Map([]);

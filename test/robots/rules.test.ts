@@ -4,7 +4,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeTarget } from '../../src/http/request.js';
+import { encodeTarget } from '../../src/url/request-target.js';
 import { RobotsRules, parseCrawlDelay, productToken } from '../../src/robots/rules.js';
 import { parseRobots, MAX_LINE_BYTES, type RobotsHandler } from '../../src/robots/parse.js';
 import { RobotsPolicy, CRAWLER_FAILURE_POLICY, type RobotsFetchResult } from '../../src/robots/policy.js';

@@ -23,6 +23,17 @@ test('identity: path and query otherwise kept as written (no percent-decoding)',
   assert.notEqual(parseHttpUrl('http://h/A').key, parseHttpUrl('http://h/a').key);
 });
 
+test('target: the request target as it goes on the wire, carried with the URL; the key ends with it', () => {
+  const plain = parseHttpUrl('http://h/a/b.html?x=1&y=%41');
+  assert.equal(plain.target, '/a/b.html?x=1&y=%41');
+  assert.equal(plain.target, plain.pathAndQuery);
+  const raw = resolveHttpUrl('/caf\u00e9 "x"?q=a b', plain);
+  assert.equal(raw.pathAndQuery, '/caf\u00e9 "x"?q=a b');
+  assert.equal(raw.target, '/caf%C3%A9%20%22x%22?q=a%20b');
+  assert.equal(raw.key, raw.origin + raw.target);
+  assert.equal(parseHttpUrl('http://h').target, '/');
+});
+
 test('a URL without a path has path "/" and says so', () => {
   const u = parseHttpUrl('http://h');
   assert.equal(u.path, '/');
