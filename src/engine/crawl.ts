@@ -8,21 +8,22 @@
  * are in scope, what to do with a response, when to stop. The engine only
  * reports what happened through `CrawlEvents`; formatting is the front end's.
  */
-import { CrawlerError, isCrawlerError } from '../errors.js';
+import { isCrawlerError, type CrawlerError } from '../errors.js';
 import type { LinkExtractor } from '../extract/types.js';
 import type { FrontierEntry, FrontierStore } from '../frontier/store.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse } from '../http/client.js';
 import { ExchangeError } from '../http/connection.js';
 import type { RobotsPolicy } from '../robots/policy.js';
-import type { RobotsRules } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
-import { Lookahead, type FetchOutcome, type Ready } from './lookahead.js';
+import { LinkClassifier, type LinkAction } from './link-classifier.js';
+import { Lookahead, type Ready } from './lookahead.js';
 import { pageLinks, type PageLink } from './page-links.js';
-import { redirectLocation, type PoliteFetcher } from './polite-fetch.js';
+import type { PoliteFetcher } from './polite-fetch.js';
+import { followRedirects, redirectLocation, type FetchOutcome } from './redirects.js';
+import { RobotsGate } from './robots-gate.js';
 
-/** What became of a link (or a redirect target). */
-export type LinkAction = 'follow' | 'duplicate' | 'robots' | 'external';
+export type { LinkAction };
 
 /** A page as handed to the program. */
 export interface FetchedPage {
@@ -112,17 +113,22 @@ export class Crawl {
   private readonly halt = new AbortController();
   private readonly fetchSignal: AbortSignal;
   private window: Lookahead | undefined;
+  private readonly robots: RobotsGate;
+  private readonly classifier: LinkClassifier;
 
   constructor(options: CrawlOptions) {
     this.o = options;
     this.fetchSignal = options.signal === undefined ? this.halt.signal : AbortSignal.any([options.signal, this.halt.signal]);
+    const policy = options.robots;
+    this.robots = new RobotsGate({ politeness: options.politeness, enabled: policy !== undefined, ...(policy === undefined ? {} : { load: (origin) => policy.rulesFor(origin) }) });
+    this.classifier = new LinkClassifier({ inScope: (url) => options.program.inScope(url), isSeen: (key) => options.frontier.isSeen(key), robots: this.robots });
   }
 
   async run(): Promise<CrawlSummary> {
     const { seed, frontier } = this.o;
     if (frontier.isSeen(seed.key) && frontier.pending === 0) return { pages: 0, stoppedBy: 'done' };
     if (!frontier.isSeen(seed.key)) {
-      const allowed = await this.robotsAllow(seed);
+      const allowed = await this.robots.allows(seed);
       if (this.o.signal?.aborted) return { pages: 0, stoppedBy: 'signal' };
       if (!allowed) {
         this.o.program.onSeedDisallowed(seed);
@@ -165,7 +171,7 @@ export class Crawl {
     }
   }
 
-  /** Fetches one frontier entry, hop by hop, and scans it. */
+  /** Fetches one frontier entry, following redirects hop by hop in the same step, and scans it. */
   private async visit(ready: Ready): Promise<VisitEnd> {
     const { program, events } = this.o;
     const entry = ready.entry;
@@ -173,54 +179,55 @@ export class Crawl {
       await program.onFailure(entry, this.o.seed, ready.outcome.error as CrawlerError);
       return 'done';
     }
-    let url = ready.url;
-    let outcome: FetchOutcome = ready.outcome;
-    for (let hop = 0; ; hop++) {
-      if (hop > 0) {
-        const target = url;
-        outcome = await (this.window?.claim(target) ??
-          this.o.fetcher.fetch(target, this.fetchSignal).then((response) => ({ response }), (error: unknown) => ({ error: error as CrawlerError })));
-      }
-      const response = outcome.response;
-      if (response === undefined) {
-        const err = outcome.error as CrawlerError;
-        if (!isCrawlerError(err)) throw err;
-        if (err.code === 'ERR_ABORTED') return 'aborted';
-        // Status 0 means no status line arrived; a response that failed after its head keeps its status.
-        events.onHop?.(url, entry.depth, err instanceof ExchangeError ? (err.status ?? 0) : 0, err);
-        await program.onFailure(entry, url, err);
-        return 'done';
-      }
-      events.onHop?.(url, entry.depth, response.status, undefined, response.notes);
-      const location = redirectLocation(response);
-      if (location === undefined) {
-        this.pages++;
-        const verdict = await program.onResponse({ entry, url, depth: entry.depth, response });
-        if (verdict === 'scan' && entry.depth < this.o.maxDepth && !(await this.scan(url, entry.depth, response.body))) return 'aborted';
-        return verdict === 'stop' ? 'stop' : 'done';
-      }
-      // A redirect: its target is handled like a link of the page, at the same depth.
-      let target: HttpUrl;
-      try {
-        target = program.resolveLink(location, url);
-      } catch (err) {
-        if (!isCrawlerError(err)) throw err;
-        events.onRedirect?.(url, undefined, location, 'invalid', entry.depth, err);
-        return 'done';
-      }
-      if (hop + 1 > this.o.maxRedirects) {
-        const err = new CrawlerError('ERR_REDIRECT_LIMIT', `more than ${this.o.maxRedirects} redirects`, { url: url.href });
-        events.onRedirect?.(url, target, location, 'invalid', entry.depth, err);
-        await program.onFailure(entry, target, err);
-        return 'done';
-      }
-      const action = await this.classify(target);
-      if (this.o.signal?.aborted) return 'aborted';
-      events.onRedirect?.(url, target, location, action, entry.depth);
-      if (action !== 'follow') return 'done';
-      this.o.frontier.markSeen(target.key);
-      url = target;
+    let aborted = false;
+    const end = await followRedirects(ready.url, {
+      // Hop 0 was started by the window; a later hop takes over a request the window started ahead, if any.
+      fetch: async (url, hop) => (hop === 0 ? ready.outcome : await (this.window?.claim(url) ?? this.o.fetcher.outcome(url, this.fetchSignal))),
+      maxRedirects: this.o.maxRedirects,
+      resolve: (href, base) => program.resolveLink(href, base),
+      onOutcome: (url, outcome) => {
+        const response = outcome.response;
+        if (response !== undefined) events.onHop?.(url, entry.depth, response.status, undefined, response.notes);
+      },
+      // A redirect's target is handled like a link of the page, at the same depth.
+      follow: async (step, from) => {
+        if (step.kind === 'invalid') {
+          events.onRedirect?.(from, undefined, step.raw, 'invalid', entry.depth, step.error);
+          return false;
+        }
+        if (step.kind === 'limit') {
+          events.onRedirect?.(from, step.target, step.raw, 'invalid', entry.depth, step.error);
+          await program.onFailure(entry, step.target, step.error);
+          return false;
+        }
+        const action = await this.classifier.classify(step.target);
+        if (this.o.signal?.aborted) {
+          aborted = true;
+          return false;
+        }
+        events.onRedirect?.(from, step.target, step.raw, action, entry.depth);
+        if (action !== 'follow') return false;
+        this.o.frontier.markSeen(step.target.key);
+        return true;
+      },
+    });
+    if (aborted) return 'aborted';
+    const { url, outcome } = end;
+    const response = outcome.response;
+    if (response === undefined) {
+      const err = outcome.error;
+      if (!isCrawlerError(err)) throw err;
+      if (err.code === 'ERR_ABORTED') return 'aborted';
+      // Status 0 means no status line arrived; a response that failed after its head keeps its status.
+      events.onHop?.(url, entry.depth, err instanceof ExchangeError ? (err.status ?? 0) : 0, err);
+      await program.onFailure(entry, url, err);
+      return 'done';
     }
+    if (end.step?.kind !== 'final') return 'done';
+    this.pages++;
+    const verdict = await program.onResponse({ entry, url, depth: entry.depth, response });
+    if (verdict === 'scan' && entry.depth < this.o.maxDepth && !(await this.scan(url, entry.depth, response.body))) return 'aborted';
+    return verdict === 'stop' ? 'stop' : 'done';
   }
 
   /**
@@ -238,7 +245,7 @@ export class Crawl {
       }
       // Most links are decided without waiting (robots.txt already known):
       // no promise per link then.
-      const action = this.classifyNow(url) ?? (await this.robotsAction(url));
+      const action = this.classifier.now(url) ?? (await this.classifier.classify(url));
       if (this.o.signal?.aborted) return false;
       if (action === 'follow') frontier.add({ key: url.key, url: url.href, depth: depth + 1 });
       events.onLink?.(raw, url, action, depth);
@@ -262,49 +269,8 @@ export class Crawl {
     if (this.o.program.willScan?.({ entry, url, depth: entry.depth, response }) !== true) return [];
     const out: Array<{ entry: FrontierEntry; url: HttpUrl }> = [];
     for (const { url: link } of this.links(url, response.body)) {
-      if (link !== undefined && this.classifyNow(link) === 'follow') out.push({ entry: { key: link.key, url: link.href, depth: entry.depth + 1 }, url: link });
+      if (link !== undefined && this.classifier.now(link) === 'follow') out.push({ entry: { key: link.key, url: link.href, depth: entry.depth + 1 }, url: link });
     }
     return out;
-  }
-
-  /** external, then duplicate, then robots, else follow. Robots-disallowed URLs are not remembered as seen. */
-  private async classify(url: HttpUrl): Promise<LinkAction> {
-    return this.classifyNow(url) ?? (await this.robotsAction(url));
-  }
-
-  /** The last step of `classify`, for a URL in scope and not seen: it may wait for the host's robots.txt. */
-  private async robotsAction(url: HttpUrl): Promise<LinkAction> {
-    return (await this.robotsAllow(url)) ? 'follow' : 'robots';
-  }
-
-  /** `classify` when it needs no robots.txt fetch; undefined when it does (the host's rules are not loaded yet). */
-  private classifyNow(url: HttpUrl): LinkAction | undefined {
-    if (!this.o.program.inScope(url)) return 'external';
-    if (this.o.frontier.isSeen(url.key)) return 'duplicate';
-    const allowed = this.robotsAllowNow(url);
-    if (allowed === undefined) return undefined;
-    return allowed ? 'follow' : 'robots';
-  }
-
-  /** Whether robots.txt allows `url`, or undefined when its host's rules are not loaded yet. */
-  private robotsAllowNow(url: HttpUrl): boolean | undefined {
-    const robots = this.o.robots;
-    if (robots === undefined) return true;
-    const rules = robots.cached(url.origin);
-    // Matched against the request target as sent (RFC 9309 §2.2.2: percent-encoded).
-    return rules === undefined ? undefined : rules.isAllowed(url.target);
-  }
-
-  private async robotsAllow(url: HttpUrl): Promise<boolean> {
-    const now = this.robotsAllowNow(url);
-    if (now !== undefined) return now;
-    const rules = await this.loadRobots(this.o.robots as RobotsPolicy, url);
-    return rules.isAllowed(url.target);
-  }
-
-  private async loadRobots(robots: RobotsPolicy, url: HttpUrl): Promise<RobotsRules> {
-    const rules = await robots.rulesFor(url.origin);
-    if (rules.crawlDelay !== undefined) this.o.politeness.setHostDelay(url.origin, rules.crawlDelay * 1000);
-    return rules;
   }
 }

@@ -20,9 +20,10 @@ import { CrawlerError, isCrawlerError } from '../errors.js';
 import type { FrontierEntry } from '../frontier/store.js';
 import type { FetchResponse } from '../http/client.js';
 import type { HttpUrl } from '../url/http-url.js';
+import type { FetchOutcome } from './redirects.js';
 
 /** A first hop's result, never a rejection. */
-export type FetchOutcome = { response: FetchResponse; error?: undefined } | { response?: undefined; error: CrawlerError };
+export type { FetchOutcome };
 
 export interface LookaheadOptions {
   /** Takes the next frontier entry (undefined when none). */
@@ -116,11 +117,6 @@ export class Lookahead {
   /** True when a request other than the head's may be in flight. */
   get prefetching(): boolean {
     return this.inFlight > 0;
-  }
-
-  /** Entries taken from the frontier and not yet handed out (to be redone after a stop). */
-  get held(): number {
-    return this.slots.length;
   }
 
   private fill(): void {

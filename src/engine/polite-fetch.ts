@@ -7,17 +7,9 @@
 import { CrawlerError } from '../errors.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse, HttpClient } from '../http/client.js';
-import { headerValue } from '../http/response-parser.js';
 import type { RobotsFetcher } from '../robots/policy.js';
 import type { HttpUrl } from '../url/http-url.js';
-
-/** Statuses whose Location is followed (RFC 9110 §15.4). */
-export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
-
-/** The Location of a redirect response, or undefined when it is not one. */
-export function redirectLocation(res: FetchResponse): string | undefined {
-  return REDIRECT_STATUSES.has(res.status) ? headerValue(res.headers, 'location') : undefined;
-}
+import { followRedirects, type FetchOutcome } from './redirects.js';
 
 export class PoliteFetcher {
   constructor(
@@ -54,23 +46,26 @@ export class PoliteFetcher {
   ): RobotsFetcher {
     return async (robotsUrl) => {
       try {
-        let url = parse(robotsUrl);
-        for (let hop = 0; ; hop++) {
-          const res = await this.fetch(url);
-          const location = redirectLocation(res);
-          if (location === undefined || hop >= maxRedirects) return { status: res.status, body: res.body };
-          let next: HttpUrl;
-          try {
-            next = resolve(location, url);
-          } catch {
-            return { status: res.status, body: res.body };
-          }
-          if (!mayFollow(next, url)) return { status: res.status, body: res.body };
-          url = next;
-        }
+        const end = await followRedirects(parse(robotsUrl), {
+          fetch: (url) => this.outcome(url),
+          maxRedirects,
+          resolve,
+          // Any step that is not a target to follow ends the fetch with its 3xx answer.
+          follow: (step, from) => step.kind === 'target' && mayFollow(step.target, from),
+        });
+        const { response, error } = end.outcome;
+        return response === undefined ? { error } : { status: response.status, body: response.body };
       } catch (err) {
         return { error: err };
       }
     };
+  }
+
+  /** `fetch`, with a failure as a value. */
+  outcome(url: HttpUrl, signal: AbortSignal | undefined = this.signal): Promise<FetchOutcome> {
+    return this.fetch(url, signal).then(
+      (response) => ({ response }),
+      (error: unknown) => ({ error: error as CrawlerError }),
+    );
   }
 }

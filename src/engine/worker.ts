@@ -25,9 +25,11 @@ import type { RobotsFetcher } from '../robots/policy.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { TsePageDirectory } from '../sink/tse-pagedir.js';
 import type { HttpUrl } from '../url/http-url.js';
-import type { LinkAction } from './crawl.js';
+import { LinkClassifier, type LinkAction } from './link-classifier.js';
 import { pageLinks } from './page-links.js';
-import { redirectLocation, type PoliteFetcher } from './polite-fetch.js';
+import type { PoliteFetcher } from './polite-fetch.js';
+import { redirectStep, type RedirectStep } from './redirects.js';
+import { RobotsGate } from './robots-gate.js';
 
 /** A link of a scanned page, as it was classified. */
 export interface LinkReport {
@@ -96,7 +98,10 @@ export interface WorkerSummary {
 export class Worker {
   private readonly o: WorkerOptions;
   private readonly clock: Clock;
-  private readonly rules = new Map<string, RobotsRules>();
+  /** Rules learnt from the store's host rows (or fetched in a robots claim); Crawl-delay is in the rows' delay. */
+  private readonly gate: RobotsGate;
+  /** Scope, then robots where known; duplicates are the store's to say, on completion. */
+  private readonly classifier: LinkClassifier;
   private readonly halt = new AbortController();
   private readonly signal: AbortSignal;
   private responses = 0;
@@ -106,6 +111,8 @@ export class Worker {
     this.o = options;
     this.clock = options.clock ?? systemClock;
     this.signal = options.signal === undefined ? this.halt.signal : AbortSignal.any([options.signal, this.halt.signal]);
+    this.gate = new RobotsGate({ politeness: options.politeness });
+    this.classifier = new LinkClassifier({ inScope: (url) => options.program.inScope(url), robots: this.gate });
   }
 
   async run(): Promise<WorkerSummary> {
@@ -164,20 +171,10 @@ export class Worker {
     }
     const answer = 'status' in result ? program.storedRobots(result.status, result.body) : { status: 0, body: '' };
     const rules = program.robotsRules(answer);
-    this.rules.set(claim.origin, rules);
     const delayMs = Math.max(config.delayMs, (rules.crawlDelay ?? 0) * 1000);
+    this.gate.learn(claim.origin, rules, delayMs);
     await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links: [], saved: false, robots: { answer, delayMs } });
     this.o.onReport({ kind: 'robots-txt', url: claim.url, answer, rules });
-  }
-
-  private rulesOf(origin: string, answer: StoredRobots | undefined): RobotsRules | undefined {
-    if (answer === undefined) return this.rules.get(origin);
-    let rules = this.rules.get(origin);
-    if (rules === undefined) {
-      rules = this.o.program.robotsRules(answer);
-      this.rules.set(origin, rules);
-    }
-    return rules;
   }
 
   private async page(claim: Claim, before: number): Promise<void> {
@@ -193,8 +190,9 @@ export class Worker {
       onReport({ kind: 'failed', url: claim.key, depth, reason: program.failureReason(err) });
       return;
     }
-    const rules = this.rulesOf(claim.origin, claim.robots);
-    if (rules !== undefined && !rules.isAllowed(url.target)) {
+    // The host's rules as its row in the store has them (another worker may have fetched them).
+    if (claim.robots !== undefined && this.gate.rulesOf(claim.origin) === undefined) this.gate.learn(claim.origin, program.robotsRules(claim.robots), claim.delayMs);
+    if (this.gate.allowsNow(url) === false) {
       await this.o.store.complete(claim, nothing());
       onReport({ kind: 'robots', url: url.key, depth });
       return;
@@ -214,9 +212,10 @@ export class Worker {
       return;
     }
     if (response.notes !== undefined) onReport({ kind: 'notes', url: url.key, notes: response.notes });
-    const location = redirectLocation(response);
-    if (location !== undefined) {
-      await this.redirect(claim, before, url, location);
+    // A shared crawl follows no redirect in the same step: the target is queued (hop limit: the seen set ends loops).
+    const step = redirectStep(response, url, 0, Infinity, program.resolveLink);
+    if (step.kind !== 'final') {
+      await this.redirect(claim, before, url, step);
       return;
     }
     this.responses++;
@@ -252,37 +251,24 @@ export class Worker {
   }
 
   /** A redirect: its target is queued like a link of the page, at the same depth (and fetched in its turn). */
-  private async redirect(claim: Claim, before: number, from: HttpUrl, location: string): Promise<void> {
-    const { program, onReport } = this.o;
+  private async redirect(claim: Claim, before: number, from: HttpUrl, step: Exclude<RedirectStep, { kind: 'final' }>): Promise<void> {
+    const { onReport } = this.o;
     const depth = claim.depth;
-    let target: HttpUrl | undefined;
-    let action: LinkAction | 'invalid';
-    let reason: string | undefined;
-    let links: ClaimEntry[] = [];
-    try {
-      target = program.resolveLink(location, from);
-      action = this.classify(target);
-      if (action === 'follow') links = [{ key: target.key, url: target.href, depth, origin: target.origin }];
-    } catch (err) {
-      if (!isCrawlerError(err)) throw err;
-      action = 'invalid';
-      reason = err.message;
-    }
+    const target = step.kind === 'invalid' ? undefined : step.target;
+    let action: LinkAction | 'invalid' = target === undefined ? 'invalid' : this.classify(target);
+    const links: ClaimEntry[] = target !== undefined && action === 'follow' ? [{ key: target.key, url: target.href, depth, origin: target.origin }] : [];
     const result = await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links, saved: false });
     if (!result.ok) {
       onReport({ kind: 'lost', url: from.key, depth });
       return;
     }
     if (action === 'follow' && result.added[0] !== true) action = 'duplicate';
-    onReport({ kind: 'redirect', url: from.key, depth, target: target?.key ?? encodeTarget(location), action, reason });
+    onReport({ kind: 'redirect', url: from.key, depth, target: target?.key ?? encodeTarget(step.raw), action, reason: step.kind === 'invalid' ? step.error.message : undefined });
   }
 
   /** external, then robots (when this worker knows the host's rules), else follow; duplicates are the store's to say. */
   private classify(url: HttpUrl): LinkAction {
-    if (!this.o.program.inScope(url)) return 'external';
-    const rules = this.rules.get(url.origin);
-    if (rules !== undefined && !rules.isAllowed(url.target)) return 'robots';
-    return 'follow';
+    return this.classifier.now(url) ?? 'follow';
   }
 
   /** The links of a page in document order: those to queue, and a report for each. */

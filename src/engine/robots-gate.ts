@@ -1,0 +1,61 @@
+/**
+ * The robots.txt gate every mode passes a URL through: one cache of each
+ * host's rules, each host's Crawl-delay handed to politeness when its rules
+ * are learnt, and the check itself, made on the request target as sent
+ * (RFC 9309 §2.2.2: matched percent-encoded). A private crawl loads a host's
+ * rules when a URL of it is first met; a worker of a shared crawl learns them
+ * from the host's row in the store.
+ */
+import type { Politeness } from '../frontier/politeness.js';
+import type { RobotsRules } from '../robots/rules.js';
+import type { HttpUrl } from '../url/http-url.js';
+
+export interface RobotsGateOptions {
+  politeness: Politeness;
+  /** Fetches an origin's rules (once each: the loader shares concurrent calls); absent: rules are only learnt. */
+  load?: (origin: string) => Promise<RobotsRules>;
+  /** False with --ignore-robots: every URL passes. */
+  enabled?: boolean;
+}
+
+export class RobotsGate {
+  private readonly known = new Map<string, RobotsRules>();
+  private readonly enabled: boolean;
+
+  constructor(private readonly o: RobotsGateOptions) {
+    this.enabled = o.enabled ?? true;
+  }
+
+  /** Whether robots.txt allows `url`, or undefined when its host's rules are not known yet. */
+  allowsNow(url: HttpUrl): boolean | undefined {
+    if (!this.enabled) return true;
+    const rules = this.known.get(url.origin);
+    return rules === undefined ? undefined : rules.isAllowed(url.target);
+  }
+
+  /** Whether robots.txt allows `url`, loading its host's rules first when they are not known (allowed when there is no loader). */
+  async allows(url: HttpUrl): Promise<boolean> {
+    const now = this.allowsNow(url);
+    if (now !== undefined) return now;
+    if (this.o.load === undefined) return true;
+    const rules = await this.o.load(url.origin);
+    this.learn(url.origin, rules);
+    return rules.isAllowed(url.target);
+  }
+
+  /** The rules of `origin`, or undefined when not known. */
+  rulesOf(origin: string): RobotsRules | undefined {
+    return this.known.get(origin);
+  }
+
+  /**
+   * Remembers an origin's rules. Its Crawl-delay goes to politeness, unless
+   * `delayMs` says what the host's interval is (a shared store's host row,
+   * where the Crawl-delay is already in it).
+   */
+  learn(origin: string, rules: RobotsRules, delayMs?: number): void {
+    this.known.set(origin, rules);
+    const ms = delayMs ?? (rules.crawlDelay === undefined ? undefined : rules.crawlDelay * 1000);
+    if (ms !== undefined) this.o.politeness.setHostDelay(origin, ms);
+  }
+}
