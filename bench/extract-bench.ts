@@ -70,7 +70,7 @@ function requireHtmlparser2(): Htmlparser2 | undefined {
 }
 
 /** Runs `extractor` over all pages repeatedly for about `seconds` (after a warm-up) and returns MB/s. */
-function measure(extractor: LinkExtractor, pages: Buffer[], bytes: number, seconds: number): number {
+export function measure(extractor: LinkExtractor, pages: Buffer[], bytes: number, seconds: number): number {
   // Warm-up: let V8 optimise the hot loops before timing them.
   const warmUntil = performance.now() + Math.min(300, seconds * 250);
   while (performance.now() < warmUntil) for (const p of pages) extractor.extract(p);
