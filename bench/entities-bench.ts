@@ -15,13 +15,14 @@
  * edge cases included. Before timing, both builds extract a large set of
  * generated entity-heavy hrefs and every answer is compared. Rounds
  * alternate the builds (the order flips each round) and medians are
- * reported, because a loaded machine makes single timings unreliable.
+ * reported, because a loaded machine makes single timings unreliable; so
+ * is MB per CPU second, which the other processes on the machine sway less.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { HtmlLinkExtractor } from '../src/extract/html.js';
 import type { LinkExtractor } from '../src/extract/types.js';
-import { measure } from './extract-bench.js';
+import { measureRate, type Rate } from './extract-bench.js';
 import { createRandom, generateCorpus } from './synthetic-page.js';
 
 type Random = () => number;
@@ -134,17 +135,23 @@ async function main(): Promise<void> {
   }
   for (const [corpus, pages] of corpora) {
     const bytes = pages.reduce((a, p) => a + p.length, 0);
-    const mbs = builds.map((): number[] => []);
+    const rates = builds.map((): Rate[] => []);
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? builds.map((_, k) => k) : builds.map((_, k) => builds.length - 1 - k);
-      for (const k of order) mbs[k]!.push(measure(builds[k]![1], pages, bytes, seconds));
+      for (const k of order) rates[k]!.push(measureRate(builds[k]![1], pages, bytes, seconds));
     }
     console.log(`${corpus}: ${pages.length} pages, ${(bytes / 1e6).toFixed(2)} MB, ${rounds} rounds of ${seconds} s`);
+    const medians = rates.map((rs) => ({ wall: median(rs.map((x) => x.wall)), cpu: median(rs.map((x) => x.cpu)) }));
     builds.forEach(([name], k) => {
-      const row = mbs[k]!.map((x) => x.toFixed(0)).join(' ');
-      console.log(`  ${name.padEnd(40)} median ${median(mbs[k]!).toFixed(1).padStart(7)} MB/s   (${row})`);
+      const m = medians[k]!;
+      const row = rates[k]!.map((x) => x.wall.toFixed(0)).join(' ');
+      console.log(`  ${name.padEnd(40)} median ${m.wall.toFixed(1).padStart(7)} MB/s, ${m.cpu.toFixed(1).padStart(7)} MB per CPU s   (wall: ${row})`);
     });
-    if (builds.length === 2) console.log(`  this / other: ${(median(mbs[0]!) / median(mbs[1]!)).toFixed(3)}`);
+    if (builds.length === 2) {
+      const a = medians[0]!;
+      const b = medians[1]!;
+      console.log(`  this / other: ${(a.wall / b.wall).toFixed(3)} wall, ${(a.cpu / b.cpu).toFixed(3)} CPU`);
+    }
   }
 }
 
