@@ -4,7 +4,7 @@
  * find `<a href>` and `<base href>` where a browser would, and nowhere else.
  */
 import type { ExtractedLinks, LinkExtractor } from './types.js';
-import { decodeAttributeEntities } from './entities.js';
+import { decodeHTMLAttribute } from 'entities/decode';
 
 // Tag kinds that change what the scanner does after the start tag.
 const OTHER = 0;
@@ -218,7 +218,7 @@ function attributeValue(body: Buffer, s: string, a: number, b: number): string {
   // replaces NUL in attribute values with U+FFFD.
   if (v.indexOf('\r') >= 0) v = v.replace(/\r\n?/g, '\n');
   if (v.indexOf('\0') >= 0) v = v.replace(/\0/g, '\ufffd');
-  v = decodeAttributeEntities(v);
+  v = decodeHTMLAttribute(v);
   // Strip leading and trailing ASCII whitespace, as browsers do before
   // parsing an href as a URL (String.prototype.trim would also strip
   // U+00A0 and other Unicode spaces, which belong to the URL).
@@ -236,11 +236,12 @@ function attributeValue(body: Buffer, s: string, a: number, b: number): string {
  * - Tag and attribute names in any letter case; double-quoted, single-quoted
  *   or unquoted values; whitespace around `=`; attributes in any order; tags
  *   split across lines. The first href attribute of a tag wins.
- * - Character references are decoded (full WHATWG table, numeric decimal and
- *   hex, the attribute-value rule for legacy names without `;`), then
- *   leading/trailing ASCII whitespace is stripped. `href` with no value, or
- *   `href=""`, gives "" (a link to the page itself). `<a>` without href gives
- *   nothing.
+ * - Character references are decoded by the `entities` package's
+ *   decodeHTMLAttribute (full WHATWG table, numeric decimal and hex with the
+ *   spec's replacements, the attribute-value rule for legacy names without
+ *   `;`), then leading/trailing ASCII whitespace is stripped. `href` with no
+ *   value, or `href=""`, gives "" (a link to the page itself). `<a>` without
+ *   href gives nothing.
  * - Nothing is taken from comments (including `<!-->` and `<!--->`), from the
  *   contents of script, style, title, textarea, xmp, iframe, noembed and
  *   noframes, from `<![CDATA[ ... ]]>`, `<!DOCTYPE>`, `<?...>`, end tags, or
