@@ -137,10 +137,10 @@ function scanAttributes(s: string, p: number, n: number, want: boolean): number 
         valueStart = p + 1;
         valueEnd = close;
         p = close + 1;
-      } else if (c === 0x3e) {
-        valueStart = valueEnd = p; // "missing-attribute-value": empty, and the tag ends
-      } else {
-        // Attribute value (unquoted) state: ends at whitespace or `>`.
+      } else if (c !== 0x3e) {
+        // Attribute value (unquoted) state: ends at whitespace or `>`. (A
+        // `>` right here is "missing-attribute-value": the value stays the
+        // empty range above, and the loop's next turn ends the tag.)
         valueStart = p;
         while (p < n && (CLASS[s.charCodeAt(p)]! & END_VALUE) === 0) p++;
         if (p >= n) return -1;
@@ -302,7 +302,7 @@ export class HtmlLinkExtractor implements LinkExtractor {
         let end: number;
         if (isAlpha(d)) {
           let p = i + 3;
-            while (p < n && (CLASS[s.charCodeAt(p)]! & END_NAME) === 0) p++;
+          while (p < n && (CLASS[s.charCodeAt(p)]! & END_NAME) === 0) p++;
           // End tags carry attributes too (dropped), and their quoted values
           // may contain `>`, so they are scanned like start tags.
           end = scanAttributes(s, p, n, false);
