@@ -4,7 +4,7 @@
  * find `<a href>` and `<base href>` where a browser would, and nowhere else.
  */
 import type { ExtractedLinks, LinkExtractor } from './types.js';
-import { decodeAttributeEntities } from './entities.js';
+import { decodeHTMLAttribute } from 'entities/decode';
 
 // Tag kinds that change what the scanner does after the start tag.
 const OTHER = 0;
@@ -137,10 +137,10 @@ function scanAttributes(s: string, p: number, n: number, want: boolean): number 
         valueStart = p + 1;
         valueEnd = close;
         p = close + 1;
-      } else if (c === 0x3e) {
-        valueStart = valueEnd = p; // "missing-attribute-value": empty, and the tag ends
-      } else {
-        // Attribute value (unquoted) state: ends at whitespace or `>`.
+      } else if (c !== 0x3e) {
+        // Attribute value (unquoted) state: ends at whitespace or `>`. (A
+        // `>` right here is "missing-attribute-value": the value stays the
+        // empty range above, and the loop's next turn ends the tag.)
         valueStart = p;
         while (p < n && (CLASS[s.charCodeAt(p)]! & END_VALUE) === 0) p++;
         if (p >= n) return -1;
@@ -218,7 +218,7 @@ function attributeValue(body: Buffer, s: string, a: number, b: number): string {
   // replaces NUL in attribute values with U+FFFD.
   if (v.indexOf('\r') >= 0) v = v.replace(/\r\n?/g, '\n');
   if (v.indexOf('\0') >= 0) v = v.replace(/\0/g, '\ufffd');
-  v = decodeAttributeEntities(v);
+  v = decodeHTMLAttribute(v);
   // Strip leading and trailing ASCII whitespace, as browsers do before
   // parsing an href as a URL (String.prototype.trim would also strip
   // U+00A0 and other Unicode spaces, which belong to the URL).
@@ -236,11 +236,12 @@ function attributeValue(body: Buffer, s: string, a: number, b: number): string {
  * - Tag and attribute names in any letter case; double-quoted, single-quoted
  *   or unquoted values; whitespace around `=`; attributes in any order; tags
  *   split across lines. The first href attribute of a tag wins.
- * - Character references are decoded (full WHATWG table, numeric decimal and
- *   hex, the attribute-value rule for legacy names without `;`), then
- *   leading/trailing ASCII whitespace is stripped. `href` with no value, or
- *   `href=""`, gives "" (a link to the page itself). `<a>` without href gives
- *   nothing.
+ * - Character references are decoded by the `entities` package's
+ *   decodeHTMLAttribute (full WHATWG table, numeric decimal and hex with the
+ *   spec's replacements, the attribute-value rule for legacy names without
+ *   `;`), then leading/trailing ASCII whitespace is stripped. `href` with no
+ *   value, or `href=""`, gives "" (a link to the page itself). `<a>` without
+ *   href gives nothing.
  * - Nothing is taken from comments (including `<!-->` and `<!--->`), from the
  *   contents of script, style, title, textarea, xmp, iframe, noembed and
  *   noframes, from `<![CDATA[ ... ]]>`, `<!DOCTYPE>`, `<?...>`, end tags, or
@@ -301,7 +302,7 @@ export class HtmlLinkExtractor implements LinkExtractor {
         let end: number;
         if (isAlpha(d)) {
           let p = i + 3;
-            while (p < n && (CLASS[s.charCodeAt(p)]! & END_NAME) === 0) p++;
+          while (p < n && (CLASS[s.charCodeAt(p)]! & END_NAME) === 0) p++;
           // End tags carry attributes too (dropped), and their quoted values
           // may contain `>`, so they are scanned like start tags.
           end = scanAttributes(s, p, n, false);

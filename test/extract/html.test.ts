@@ -100,6 +100,17 @@ test('no-semicolon rule: a legacy name followed by anything else, or at the end,
   assert.deepEqual(hrefs('<a href="/a&amp/b&copy.c&lt">'), ['/a&/b©.c<']);
 });
 
+test('attribute-value edge cases: &notit; stays, &notin; decodes, one level of &amp;, a non-ASCII letter ends a legacy name', () => {
+  // htmlparser2 decodes with the same entities package, so these expected
+  // values, read off the WHATWG tokenizer, are the independent check.
+  assert.deepEqual(hrefs('<a href="/&notit;/&notin;/&amp;amp;/&ampx/&lt=/&lt\u00e9">'), ['/&notit;/\u2209/&amp;/&ampx/&lt=/<\u00e9']);
+});
+
+test('numeric edge cases: C1 without a Windows-1252 meaning is kept, leading zeros, thousands of digits, U+10FFFF', () => {
+  const digits = '9'.repeat(3000);
+  assert.deepEqual(hrefs(`<a href="/&#x81;/&#128;/&#00065;/&#${digits};/&#xdfff/&#1114111;">`), ['/\u0081/\u20ac/A/\ufffd/\ufffd/\u{10FFFF}']);
+});
+
 test('names that need a ; do not decode without one; unknown names stay literal', () => {
   assert.deepEqual(hrefs('<a href="/&hellip/&bogus;/&;/&">'), ['/&hellip/&bogus;/&;/&']);
 });
