@@ -41,7 +41,8 @@ export { TsePageDirectory } from './sink/tse-pagedir.js';
 export { OutputDirSink } from './sink/output-dir.js';
 
 export { Crawl } from './engine/crawl.js';
-export type { CrawlOptions, CrawlProgram, CrawlEvents, CrawlSummary, LinkAction } from './engine/crawl.js';
+export type { CrawlOptions, CrawlProgram, CrawlSummary, LinkAction } from './engine/crawl.js';
+export type { CrawlEvent, CrawlEventSink } from './engine/events.js';
 export { PoliteFetcher } from './engine/polite-fetch.js';
 export { Worker } from './engine/worker.js';
-export type { WorkerOptions, WorkerProgram, WorkerReport, WorkerSummary, LinkReport } from './engine/worker.js';
+export type { WorkerOptions, WorkerProgram, WorkerSummary } from './engine/worker.js';

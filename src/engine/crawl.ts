@@ -16,6 +16,7 @@ import type { FetchResponse } from '../http/client.js';
 import { ExchangeError } from '../http/connection.js';
 import type { RobotsPolicy } from '../robots/policy.js';
 import type { HttpUrl } from '../url/http-url.js';
+import type { CrawlEventSink } from './events.js';
 import { LinkClassifier, type LinkAction } from './link-classifier.js';
 import { Lookahead, type Ready } from './lookahead.js';
 import { pageLinks, type PageLink } from './page-links.js';
@@ -59,18 +60,6 @@ export interface CrawlProgram {
   onSeedDisallowed(seed: HttpUrl): void;
 }
 
-/** Events, in the order they happen. All optional. */
-export interface CrawlEvents {
-  /** A request's response arrived (any status), or failed (`error`; status 0 unless the status line and headers had arrived). */
-  onHop?(url: HttpUrl, depth: number, status: number, error: CrawlerError | undefined, notes?: readonly string[]): void;
-  /** A redirect's target was classified; `follow` means it is fetched next. */
-  onRedirect?(from: HttpUrl, to: HttpUrl | undefined, raw: string, action: LinkAction | 'invalid', depth: number, error?: CrawlerError): void;
-  /** A page below the depth limit is being scanned for links. */
-  onScan?(url: HttpUrl, depth: number): void;
-  /** A link of a scanned page; `url` undefined when it is not an http(s) URL (`error` says why). */
-  onLink?(raw: string, url: HttpUrl | undefined, action: LinkAction | 'invalid', depth: number, error?: CrawlerError): void;
-}
-
 export interface CrawlOptions {
   seed: HttpUrl;
   /** The seed's depth: 0 for crawler, 1 for KeywordHunter. */
@@ -86,7 +75,8 @@ export interface CrawlOptions {
   robots: RobotsPolicy | undefined;
   frontier: FrontierStore;
   program: CrawlProgram;
-  events: CrawlEvents;
+  /** Receives the crawl's events, in the order they happen. */
+  onEvent: CrawlEventSink;
   signal?: AbortSignal;
   /** Most first requests in flight at once, to different hosts (default 1: sequential). */
   concurrency?: number;
@@ -173,7 +163,7 @@ export class Crawl {
 
   /** Fetches one frontier entry, following redirects hop by hop in the same step, and scans it. */
   private async visit(ready: Ready): Promise<VisitEnd> {
-    const { program, events } = this.o;
+    const { program, onEvent } = this.o;
     const entry = ready.entry;
     if (ready.url === undefined) {
       await program.onFailure(entry, this.o.seed, ready.outcome.error as CrawlerError);
@@ -187,16 +177,16 @@ export class Crawl {
       resolve: (href, base) => program.resolveLink(href, base),
       onOutcome: (url, outcome) => {
         const response = outcome.response;
-        if (response !== undefined) events.onHop?.(url, entry.depth, response.status, undefined, response.notes);
+        if (response !== undefined) onEvent({ type: 'response', url, depth: entry.depth, status: response.status, notes: response.notes });
       },
       // A redirect's target is handled like a link of the page, at the same depth.
       follow: async (step, from) => {
         if (step.kind === 'invalid') {
-          events.onRedirect?.(from, undefined, step.raw, 'invalid', entry.depth, step.error);
+          onEvent({ type: 'redirect', from, depth: entry.depth, target: undefined, raw: step.raw, action: 'invalid', error: step.error });
           return false;
         }
         if (step.kind === 'limit') {
-          events.onRedirect?.(from, step.target, step.raw, 'invalid', entry.depth, step.error);
+          onEvent({ type: 'redirect', from, depth: entry.depth, target: step.target, raw: step.raw, action: 'invalid', error: step.error });
           await program.onFailure(entry, step.target, step.error);
           return false;
         }
@@ -205,7 +195,7 @@ export class Crawl {
           aborted = true;
           return false;
         }
-        events.onRedirect?.(from, step.target, step.raw, action, entry.depth);
+        onEvent({ type: 'redirect', from, depth: entry.depth, target: step.target, raw: step.raw, action });
         if (action !== 'follow') return false;
         this.o.frontier.markSeen(step.target.key);
         return true;
@@ -219,7 +209,7 @@ export class Crawl {
       if (!isCrawlerError(err)) throw err;
       if (err.code === 'ERR_ABORTED') return 'aborted';
       // Status 0 means no status line arrived; a response that failed after its head keeps its status.
-      events.onHop?.(url, entry.depth, err instanceof ExchangeError ? (err.status ?? 0) : 0, err);
+      onEvent({ type: 'response', url, depth: entry.depth, status: err instanceof ExchangeError ? (err.status ?? 0) : 0, error: err });
       await program.onFailure(entry, url, err);
       return 'done';
     }
@@ -236,11 +226,11 @@ export class Crawl {
    * fetched after the signal cannot be trusted, so the page is redone).
    */
   private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<boolean> {
-    const { events, frontier } = this.o;
-    events.onScan?.(page, depth);
+    const { onEvent, frontier } = this.o;
+    onEvent({ type: 'scanning', url: page, depth });
     for (const { raw, url, error } of this.links(page, body)) {
       if (url === undefined) {
-        events.onLink?.(raw, undefined, 'invalid', depth, error);
+        onEvent({ type: 'link', depth, raw, url: undefined, action: 'invalid', error });
         continue;
       }
       // Most links are decided without waiting (robots.txt already known):
@@ -248,7 +238,7 @@ export class Crawl {
       const action = this.classifier.now(url) ?? (await this.classifier.classify(url));
       if (this.o.signal?.aborted) return false;
       if (action === 'follow') frontier.add({ key: url.key, url: url.href, depth: depth + 1 });
-      events.onLink?.(raw, url, action, depth);
+      onEvent({ type: 'link', depth, raw, url, action });
     }
     return true;
   }

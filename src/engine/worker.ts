@@ -12,7 +12,9 @@
  * staged page is dropped, so every page is saved once.
  *
  * Policy (scope, what is saved, robots.txt failures) is the program's; the
- * worker reports what happened to each claim through `onReport`.
+ * worker tells what happened to each claim through `onEvent`, in the crawl's
+ * one event vocabulary (a page's events come together, once its claim is
+ * completed: only then does the store say which links were new).
  */
 import { isCrawlerError, type CrawlerError } from '../errors.js';
 import type { LinkExtractor } from '../extract/types.js';
@@ -25,28 +27,12 @@ import type { RobotsFetcher } from '../robots/policy.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { TsePageDirectory } from '../sink/tse-pagedir.js';
 import type { HttpUrl } from '../url/http-url.js';
+import type { CrawlEvent, CrawlEventSink } from './events.js';
 import { LinkClassifier, type LinkAction } from './link-classifier.js';
 import { pageLinks } from './page-links.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { redirectStep, type RedirectStep } from './redirects.js';
 import { RobotsGate } from './robots-gate.js';
-
-/** A link of a scanned page, as it was classified. */
-export interface LinkReport {
-  /** The resolved URL's key, or the raw href (request-target encoded) when it did not resolve. */
-  shown: string;
-  action: LinkAction | 'invalid';
-}
-
-/** What became of one claim. */
-export type WorkerReport =
-  | { kind: 'saved'; url: HttpUrl; depth: number; id: number; links: LinkReport[] | undefined }
-  | { kind: 'failed'; url: string; depth: number; reason: string }
-  | { kind: 'robots'; url: string; depth: number }
-  | { kind: 'redirect'; url: string; depth: number; target: string; action: LinkAction | 'invalid'; reason: string | undefined }
-  | { kind: 'lost'; url: string; depth: number }
-  | { kind: 'notes'; url: string; notes: readonly string[] }
-  | { kind: 'robots-txt'; url: string; answer: StoredRobots; rules: RobotsRules };
 
 /** The program's policy. */
 export interface WorkerProgram {
@@ -81,7 +67,8 @@ export interface WorkerOptions {
   politeness: Politeness;
   sink: TsePageDirectory;
   program: WorkerProgram;
-  onReport(report: WorkerReport): void;
+  /** Receives the crawl's events; each claim's at once, when it is completed. */
+  onEvent: CrawlEventSink;
   signal?: AbortSignal;
   /** The clock the politeness stamps request starts with (default: the system clock). */
   clock?: Clock;
@@ -174,11 +161,11 @@ export class Worker {
     const delayMs = Math.max(config.delayMs, (rules.crawlDelay ?? 0) * 1000);
     this.gate.learn(claim.origin, rules, delayMs);
     await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links: [], saved: false, robots: { answer, delayMs } });
-    this.o.onReport({ kind: 'robots-txt', url: claim.url, answer, rules });
+    this.o.onEvent({ type: 'robots-txt', url: claim.url, answer });
   }
 
   private async page(claim: Claim, before: number): Promise<void> {
-    const { program, store, onReport } = this.o;
+    const { program, store, onEvent } = this.o;
     const depth = claim.depth;
     const nothing = (): Completion => ({ startedAt: this.startedAt(claim, before), links: [], saved: false });
     let url: HttpUrl;
@@ -187,14 +174,14 @@ export class Worker {
     } catch (err) {
       if (!isCrawlerError(err)) throw err;
       await this.o.store.complete(claim, nothing());
-      onReport({ kind: 'failed', url: claim.key, depth, reason: program.failureReason(err) });
+      onEvent({ type: 'failed', url: claim.key, depth, reason: program.failureReason(err) });
       return;
     }
     // The host's rules as its row in the store has them (another worker may have fetched them).
     if (claim.robots !== undefined && this.gate.rulesOf(claim.origin) === undefined) this.gate.learn(claim.origin, program.robotsRules(claim.robots), claim.delayMs);
     if (this.gate.allowsNow(url) === false) {
       await this.o.store.complete(claim, nothing());
-      onReport({ kind: 'robots', url: url.key, depth });
+      onEvent({ type: 'disallowed', url: url.key, depth });
       return;
     }
     this.o.politeness.setHostDelay(claim.origin, claim.delayMs);
@@ -208,10 +195,10 @@ export class Worker {
         return;
       }
       await this.o.store.complete(claim, nothing());
-      onReport({ kind: 'failed', url: url.key, depth, reason: program.failureReason(err) });
+      onEvent({ type: 'failed', url: url.key, depth, reason: program.failureReason(err) });
       return;
     }
-    if (response.notes !== undefined) onReport({ kind: 'notes', url: url.key, notes: response.notes });
+    onEvent({ type: 'response', url, depth, status: response.status, notes: response.notes });
     // A shared crawl follows no redirect in the same step: the target is queued (hop limit: the seen set ends loops).
     const step = redirectStep(response, url, 0, Infinity, program.resolveLink);
     if (step.kind !== 'final') {
@@ -222,12 +209,12 @@ export class Worker {
     const reject = program.rejectReason(response);
     if (reject !== undefined) {
       await this.o.store.complete(claim, nothing());
-      onReport({ kind: 'failed', url: url.key, depth, reason: reject });
+      onEvent({ type: 'failed', url: url.key, depth, reason: reject });
       return;
     }
     const staged = await this.o.sink.stage({ url: url.key, depth, body: response.body });
     let result;
-    let scanned: { links: ClaimEntry[]; reports: LinkReport[]; queued: number[] } | undefined;
+    let scanned: { links: ClaimEntry[]; events: Array<CrawlEvent & { type: 'link' }>; queued: number[] } | undefined;
     try {
       scanned = depth < this.o.config.maxDepth ? this.scan(url, depth, response.body) : undefined;
       result = await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links: scanned?.links ?? [], saved: true });
@@ -237,33 +224,37 @@ export class Worker {
     }
     if (!result.ok || result.documentId === undefined) {
       staged.discard();
-      onReport({ kind: 'lost', url: url.key, depth });
+      onEvent({ type: 'lost', url: url.key, depth });
       return;
     }
     staged.publish(result.documentId);
     this.saved++;
     if (scanned !== undefined) {
       scanned.queued.forEach((at, i) => {
-        if (!result.added[i]) (scanned.reports[at] as LinkReport).action = 'duplicate';
+        if (!result.added[i]) (scanned.events[at] as CrawlEvent & { type: 'link' }).action = 'duplicate';
       });
     }
-    onReport({ kind: 'saved', url, depth, id: result.documentId, links: scanned?.reports });
+    onEvent({ type: 'saved', url, depth, id: result.documentId });
+    if (scanned !== undefined) {
+      onEvent({ type: 'scanning', url, depth });
+      for (const e of scanned.events) onEvent(e);
+    }
   }
 
   /** A redirect: its target is queued like a link of the page, at the same depth (and fetched in its turn). */
   private async redirect(claim: Claim, before: number, from: HttpUrl, step: Exclude<RedirectStep, { kind: 'final' }>): Promise<void> {
-    const { onReport } = this.o;
+    const { onEvent } = this.o;
     const depth = claim.depth;
     const target = step.kind === 'invalid' ? undefined : step.target;
     let action: LinkAction | 'invalid' = target === undefined ? 'invalid' : this.classify(target);
     const links: ClaimEntry[] = target !== undefined && action === 'follow' ? [{ key: target.key, url: target.href, depth, origin: target.origin }] : [];
     const result = await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links, saved: false });
     if (!result.ok) {
-      onReport({ kind: 'lost', url: from.key, depth });
+      onEvent({ type: 'lost', url: from.key, depth });
       return;
     }
     if (action === 'follow' && result.added[0] !== true) action = 'duplicate';
-    onReport({ kind: 'redirect', url: from.key, depth, target: target?.key ?? encodeTarget(step.raw), action, reason: step.kind === 'invalid' ? step.error.message : undefined });
+    onEvent({ type: 'redirect', from, depth, target, raw: step.raw, action, error: step.kind === 'invalid' ? step.error : undefined });
   }
 
   /** external, then robots (when this worker knows the host's rules), else follow; duplicates are the store's to say. */
@@ -272,22 +263,22 @@ export class Worker {
   }
 
   /** The links of a page in document order: those to queue, and a report for each. */
-  private scan(page: HttpUrl, depth: number, body: Buffer): { links: ClaimEntry[]; reports: LinkReport[]; queued: number[] } {
+  private scan(page: HttpUrl, depth: number, body: Buffer): { links: ClaimEntry[]; events: Array<CrawlEvent & { type: 'link' }>; queued: number[] } {
     const links: ClaimEntry[] = [];
-    const reports: LinkReport[] = [];
+    const events: Array<CrawlEvent & { type: 'link' }> = [];
     const queued: number[] = [];
-    for (const { raw, url } of pageLinks(this.o.extractor.extract(body), page, this.o.program.resolveLink)) {
+    for (const { raw, url, error } of pageLinks(this.o.extractor.extract(body), page, this.o.program.resolveLink)) {
       if (url === undefined) {
-        reports.push({ shown: encodeTarget(raw), action: 'invalid' });
+        events.push({ type: 'link', depth, raw, url: undefined, action: 'invalid', error });
         continue;
       }
       const action = this.classify(url);
       if (action === 'follow') {
-        queued.push(reports.length);
+        queued.push(events.length);
         links.push({ key: url.key, url: url.href, depth: depth + 1, origin: url.origin });
       }
-      reports.push({ shown: url.key, action });
+      events.push({ type: 'link', depth, raw, url, action });
     }
-    return { links, reports, queued };
+    return { links, events, queued };
   }
 }

@@ -6,12 +6,13 @@
  * in OutputDir and searched, and the crawl stops at the first line holding
  * the keyword.
  */
-import { Crawl, type CrawlProgram, type LinkAction } from '../engine/crawl.js';
+import { Crawl, type CrawlProgram } from '../engine/crawl.js';
 import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HrefPatternExtractor } from '../extract/href-pattern.js';
 import { MemoryFrontier } from '../frontier/memory-store.js';
 import { Politeness } from '../frontier/politeness.js';
 import { HttpClient, type FetchResponse, type HttpClientOptions } from '../http/client.js';
+import { KhProtocol } from '../output/kh-protocol.js';
 import { Progress } from '../output/progress.js';
 import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
@@ -41,24 +42,6 @@ export interface KeywordHunterSettings {
   connectionsPerHost: number;
   /** Draw the progress line. */
   progress: boolean;
-}
-
-/** The protocol's word for what became of a link. */
-export const ACTION_NAMES: Readonly<Record<LinkAction, string>> = {
-  follow: 'follow',
-  robots: 'robots_ignore',
-  duplicate: 'already_seen_ignore',
-  external: 'follow', // KeywordHunter has no out-of-scope links
-};
-
-/**
- * host, port and respath as the protocol prints them. respath is the target
- * exactly as the request line carries it ("GET respath HTTP/1.1"):
- * characters that cannot go on the wire (space, controls, non-ASCII) are
- * percent-encoded, so no link can break a protocol line.
- */
-export function protocolFields(url: HttpUrl): string {
-  return `host=${url.host};port=${url.port};respath=${url.target}`;
 }
 
 /** The spec's link resolution: RFC 3986, and a URL without a path means /index.html. */
@@ -109,7 +92,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
     fetch: fetcher.robotsFetcher((h) => parseHttpUrl(h, maxUrlLength), resolve, settings.maxRedirects),
   });
   const decision = new KeywordDecision(settings.keyword);
-  const line = (text: string): void => io.stdout(text + '\n');
+  const protocol = new KhProtocol(io);
   let found = false;
   let pages = 0;
   const progress = new Progress(io, settings.progress);
@@ -124,7 +107,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
       if (d === 'skip') return 'done';
       if (sink !== undefined) await sink.save(url.path, response.body);
       if (d === 'scan') return 'scan';
-      io.stdout(Buffer.concat([Buffer.from(`FOUND_KEYWORD:${protocolFields(url)};line=`, 'utf8'), d, Buffer.from('\n')]));
+      protocol.found(url, d);
       found = true;
       return 'stop';
     },
@@ -154,27 +137,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
     connectionsPerHost: settings.connectionsPerHost,
     // With --concurrency above 1, links of pages fetched ahead are found as the pages arrive.
     scanAhead: true,
-    events: {
-      onHop: (url, _depth, status, _error, notes) => {
-        line(`PAGE:${protocolFields(url)};status=${status}`);
-        for (const note of notes ?? []) io.stderr(`KeywordHunter: ${url.href}: ${note}\n`);
-      },
-      onRedirect: (_from, to, raw, action, _depth, error) => {
-        if (to === undefined || action === 'invalid') {
-          io.stderr(`KeywordHunter: not following redirect to ${raw}: ${error?.message ?? 'not an http(s) URL'}\n`);
-          return;
-        }
-        line(`LINK:${protocolFields(to)};action=${ACTION_NAMES[action]}`);
-      },
-      onLink: (raw, url, action, _depth, error) => {
-        // Schemes other than http and https produce no LINK line (spec decision).
-        if (url === undefined || action === 'invalid') {
-          if (error !== undefined && error.code !== 'ERR_UNSUPPORTED_SCHEME') io.stderr(`KeywordHunter: skipping link "${raw}": ${error.message}\n`);
-          return;
-        }
-        line(`LINK:${protocolFields(url)};action=${ACTION_NAMES[action]}`);
-      },
-    },
+    onEvent: (e) => protocol.consume(e),
   });
   let summary;
   try {
@@ -184,6 +147,6 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
     client.close();
   }
   if (summary.stoppedBy === 'signal') return EXIT_INTERRUPTED;
-  if (!found) line('NOT_FOUND_KEYWORD:');
+  if (!found) protocol.notFound();
   return 0;
 }

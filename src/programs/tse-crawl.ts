@@ -7,11 +7,13 @@
 import { CrawlerError, describeError } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
 import { SqliteFrontier } from '../frontier/sqlite-store.js';
-import { encodeTarget } from '../url/request-target.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
-import { failureReason, LINK_WORDS, redirectRefusal, tseRejectReason, type SeedPanic } from './tse.js';
+import type { FrontierEntry } from '../frontier/store.js';
+import type { HttpUrl } from '../url/http-url.js';
+import { failureReason, tseRejectReason, type SeedPanic } from './tse.js';
+import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
 
 /** The robots.txt fetcher, noting for the seed PANIC why a host's robots.txt means "disallow all". */
@@ -37,10 +39,9 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth: settings.maxDepth, resume: settings.resume });
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
-  const nothingSaved = (): boolean => sink.peekId === 1;
-  const fail = (url: string, depth: number, reason: string): void => {
-    if (!seedPanic.failed(url, depth, nothingSaved(), reason)) log.event(depth, 'Failed', url, reason);
-  };
+  const onEvent = tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 });
+  // A seed that redirected fails under the seed's name.
+  const shownAs = (entry: FrontierEntry, url: HttpUrl): string => (entry.key === seed.key ? seed.key : url.key);
 
   const program: CrawlProgram = {
     resolveLink: p.resolve,
@@ -49,20 +50,20 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       const { response, url, entry } = page;
       const reject = tseRejectReason(response);
       if (reject !== undefined) {
-        // A seed that redirected fails under the seed's name.
-        fail(entry.key === seed.key ? seed.key : url.key, entry.depth, reject);
+        onEvent({ type: 'failed', url: shownAs(entry, url), depth: entry.depth, reason: reject });
         return 'done';
       }
-      frontier.recordDocument(await sink.save({ url: url.key, depth: page.depth, body: response.body }));
-      log.event(page.depth, 'Fetched', url.key);
+      const id = await sink.save({ url: url.key, depth: page.depth, body: response.body });
+      frontier.recordDocument(id);
+      onEvent({ type: 'saved', url, depth: page.depth, id });
       log.flush();
       progress.update(() => `crawler: ${sink.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${page.depth}`);
       return 'scan';
     },
     onFailure(entry, url, error) {
-      // A chain of too many redirects was reported by onRedirect, at the URL that redirected.
+      // A chain of too many redirects was told by its redirect event, at the URL that redirected.
       if (error.code === 'ERR_REDIRECT_LIMIT') return;
-      fail(entry.key === seed.key ? seed.key : url.key, entry.depth, failureReason(error));
+      onEvent({ type: 'failed', url: shownAs(entry, url), depth: entry.depth, reason: failureReason(error) });
     },
     onSeedDisallowed: () => seedPanic.disallowed(),
   };
@@ -82,27 +83,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     signal: io.signal,
     concurrency: settings.concurrency,
     connectionsPerHost: settings.connectionsPerHost,
-    events: {
-      onHop: (url, _depth, _status, _error, notes) => {
-        for (const note of notes ?? []) io.stderr(`crawler: ${url.key}: ${note}\n`);
-      },
-      onScan: (url, depth) => log.event(depth, 'Scanning', url.key),
-      onLink: (raw, url, action, depth) => {
-        // An unusable link is shown as written, but encoded like a request
-        // target: no space, control character or line break reaches the log.
-        const shown = url?.key ?? encodeTarget(raw);
-        log.event(depth, 'Found', shown);
-        log.event(depth, action === 'invalid' ? LINK_WORDS.external : LINK_WORDS[action], shown);
-      },
-      onRedirect: (from, to, raw, action, depth, error) => {
-        if (action === 'follow') return;
-        const target = to?.key ?? raw;
-        const why = redirectRefusal(action, error);
-        // The seed (the only page at depth 0) not fetched because of where it redirects: nothing to crawl.
-        if (depth === 0 && nothingSaved()) seedPanic.redirected(from, target, why);
-        else log.event(depth, 'Failed', from.key, `(redirects to ${target}: ${why})`);
-      },
-    },
+    onEvent,
   });
   let summary;
   let failure: unknown;

@@ -7,12 +7,14 @@
  * exit 0 once nothing is waiting and no claim is out.
  */
 import { CrawlerError, describeError } from '../errors.js';
-import { Worker, type WorkerProgram, type WorkerReport, type WorkerSummary } from '../engine/worker.js';
+import type { CrawlEvent } from '../engine/events.js';
+import { Worker, type WorkerProgram, type WorkerSummary } from '../engine/worker.js';
 import type { ClaimStore } from '../frontier/claim-store.js';
 import { CRAWLER_FAILURE_POLICY, decodeRobotsBody, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES, rulesFromAnswer } from '../robots/policy.js';
 import { TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
-import { failureReason, LINK_WORDS, redirectRefusal, tseRejectReason } from './tse.js';
+import { failureReason, tseRejectReason } from './tse.js';
+import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
 import type { TseSettings } from './tse.js';
 
@@ -59,49 +61,14 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
     robotsRules: (answer) => rulesFromAnswer(answer.status === 0 ? { error: undefined } : { status: answer.status, body: Buffer.from(answer.body, 'utf8') }, robotsOptions),
     storedRobots: (status, body) => ({ status, body: status >= 200 && status < 300 ? decodeRobotsBody(body, DEFAULT_MAX_ROBOTS_BYTES) : '' }),
   };
-  // Each claim is the only one of its page, so "nothing saved yet" holds for the seed's claim.
-  const fail = (url: string, depth: number, reason: string): void => {
-    if (!seedPanic.failed(url, depth, true, reason)) log.event(depth, 'Failed', url, reason);
-  };
-  const onReport = (r: WorkerReport): void => {
-    switch (r.kind) {
-      case 'saved':
-        log.event(r.depth, 'Fetched', r.url.key);
-        if (r.links !== undefined) {
-          log.event(r.depth, 'Scanning', r.url.key);
-          for (const l of r.links) {
-            log.event(r.depth, 'Found', l.shown);
-            log.event(r.depth, l.action === 'invalid' ? LINK_WORDS.external : LINK_WORDS[l.action], l.shown);
-          }
-        }
-        break;
-      case 'failed':
-        fail(r.url, r.depth, r.reason);
-        break;
-      case 'robots':
-        if (r.depth === 0 && r.url === seed.key) seedPanic.failed(r.url, 0, true, 'robots.txt disallows it (--ignore-robots to crawl anyway)');
-        else log.event(r.depth, 'Failed', r.url, '(disallowed by robots.txt)');
-        break;
-      case 'redirect': {
-        if (r.action === 'follow') break; // the target is queued at the same depth
-        const why = r.reason ?? redirectRefusal(r.action);
-        if (!seedPanic.failed(r.url, r.depth, true, `redirected to ${r.target}: ${why}`)) log.event(r.depth, 'Failed', r.url, `(redirects to ${r.target}: ${why})`);
-        break;
-      }
-      case 'lost':
-        io.stderr(`crawler: the lease on ${r.url} ran out before it was done; another worker has taken it over (--lease)\n`);
-        break;
-      case 'robots-txt':
-        if (CRAWLER_FAILURE_POLICY(r.answer.status === 0 ? { error: undefined } : { status: r.answer.status, body: Buffer.alloc(0) }) === 'disallow') {
-          io.stderr(`crawler: ${r.url} ${r.answer.status === 0 ? 'could not be fetched' : `answered HTTP ${r.answer.status}`}, which means disallow all (RFC 9309)\n`);
-        }
-        break;
-      case 'notes':
-        for (const note of r.notes) io.stderr(`crawler: ${r.url}: ${note}\n`);
-        break;
+  // Every page of a shared crawl at depth 0 is the seed or its redirect target, fetched before anything is saved.
+  const toLog = tseEventLog({ io, log, seedPanic, nothingSaved: () => true });
+  const onEvent = (e: CrawlEvent): void => {
+    toLog(e);
+    if (e.type === 'saved' || e.type === 'failed' || e.type === 'redirect' || e.type === 'disallowed' || e.type === 'lost') {
+      log.flush();
+      progress.update(() => `crawler: worker saved ${saved()} pages`);
     }
-    log.flush();
-    progress.update(() => `crawler: worker saved ${saved()} pages`);
   };
   const worker = new Worker({
     store,
@@ -120,7 +87,7 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
     politeness: p.politeness,
     sink,
     program,
-    onReport,
+    onEvent,
     signal: io.signal,
   });
   let summary: WorkerSummary | undefined;

@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { Worker, type WorkerReport } from '../../src/engine/worker.js';
+import type { CrawlEvent } from '../../src/engine/events.js';
+import { Worker } from '../../src/engine/worker.js';
 import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../../src/extract/html.js';
 import { MemoryClaimStore } from '../../src/frontier/claim-memory.js';
@@ -49,7 +50,19 @@ function wrap(inner: ClaimStore, over: Partial<ClaimStore>): ClaimStore {
   };
 }
 
-function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, reports: WorkerReport[], signal?: AbortSignal): Worker {
+/** The link events of the page saved at `path`: a page's events come together, saved, scanning, then its links. */
+function linksOfSaved(events: CrawlEvent[], path: string): Array<CrawlEvent & { type: 'link' }> | undefined {
+  const at = events.findIndex((e) => e.type === 'saved' && e.url.path === path);
+  if (at === -1 || events[at + 1]?.type !== 'scanning') return undefined;
+  const links: Array<CrawlEvent & { type: 'link' }> = [];
+  for (const e of events.slice(at + 2)) {
+    if (e.type !== 'link') break;
+    links.push(e);
+  }
+  return links;
+}
+
+function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, reports: CrawlEvent[], signal?: AbortSignal): Worker {
   const client = new HttpClient({ userAgent: 'worker-test' });
   const politeness = new Politeness({ delayMs: 0 });
   const fetcher = new PoliteFetcher(client, politeness);
@@ -75,7 +88,7 @@ function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, reports: Work
       robotsRules: (a) => rulesFromAnswer({ status: a.status, body: Buffer.from(a.body) }, robotsOptions),
       storedRobots: (status, body) => ({ status, body: body.toString() }),
     },
-    onReport: (r) => reports.push(r),
+    onEvent: (e) => void reports.push(e),
     ...(signal ? { signal } : {}),
   });
 }
@@ -85,7 +98,7 @@ test('two workers split one crawl: every page saved once, IDs 1..N across their 
   const seed = parseHttpUrl(`${s.origin}/`);
   const store = new MemoryClaimStore();
   const [d1, d2] = [dirs.temp('worker-a-'), dirs.temp('worker-b-')];
-  const reports: WorkerReport[] = [];
+  const reports: CrawlEvent[] = [];
   const sums = await Promise.all([makeWorker(store, seed, d1, reports).run(), makeWorker(store, seed, d2, reports).run()]);
   assert.ok(sums.every((x) => x.crawlDone && x.stoppedBy === 'done'));
   const pages = [...readPages(d1), ...readPages(d2)];
@@ -93,17 +106,15 @@ test('two workers split one crawl: every page saved once, IDs 1..N across their 
   assert.deepEqual(pages.map((p) => p.id).sort(), [1, 2, 3, 4, 5]);
   assert.equal(sums[0].saved + sums[1].saved, 5);
   assert.equal(pages.find((p) => p.url.endsWith('/d.html'))?.depth, 1, 'the redirect target keeps the depth of the link');
-  const redirect = reports.find((r) => r.kind === 'redirect');
-  assert.deepEqual(redirect && { url: redirect.url, action: redirect.action }, { url: `${s.origin}/moved`, action: 'follow' });
+  const redirect = reports.find((r) => r.type === 'redirect');
+  assert.deepEqual(redirect?.type === 'redirect' && { url: redirect.from.key, action: redirect.action }, { url: `${s.origin}/moved`, action: 'follow' });
   // Each URL requested once: the store gave each to one worker.
   assert.deepEqual([...s.paths()].sort(), ['/', '/a.html', '/b.html', '/c.html', '/d.html', '/moved']);
-  const home = reports.find((r) => r.kind === 'saved' && r.url.path === '/');
-  assert.ok(home?.kind === 'saved');
-  assert.deepEqual(home.links?.map((l) => l.action), ['follow', 'follow', 'follow']);
-  const a = reports.find((r) => r.kind === 'saved' && r.url.path === '/a.html');
-  assert.ok(a?.kind === 'saved');
-  assert.ok(['follow', 'duplicate'].includes(a.links?.[0]?.action ?? ''), '/c.html: queued by /a.html or by /b.html, whichever came first');
-  assert.equal(a.links?.[1]?.action, 'duplicate', 'the seed is a duplicate');
+  const home = linksOfSaved(reports, '/');
+  assert.deepEqual(home?.map((l) => l.action), ['follow', 'follow', 'follow']);
+  const a = linksOfSaved(reports, '/a.html');
+  assert.ok(['follow', 'duplicate'].includes(a?.[0]?.action ?? ''), '/c.html: queued by /a.html or by /b.html, whichever came first');
+  assert.equal(a?.[1]?.action, 'duplicate', 'the seed is a duplicate');
 });
 
 test('a completion whose lease was lost saves nothing: the staged page is dropped, no page file, no temporary file', async (t) => {
@@ -123,9 +134,9 @@ test('a completion whose lease was lost saves nothing: the staged page is droppe
     },
   });
   const dir = dirs.temp('worker-lost-');
-  const reports: WorkerReport[] = [];
+  const reports: CrawlEvent[] = [];
   await makeWorker(store, seed, dir, reports).run();
-  assert.equal(reports[0]?.kind, 'lost');
+  assert.equal(reports.find((r) => r.type !== 'response')?.type, 'lost');
   assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.tmp')), []);
   // The URL went back to the store and was done again: saved once, ID 1..5 with no gap.
   assert.deepEqual(readPages(dir).map((p) => p.id), [1, 2, 3, 4, 5]);
@@ -145,7 +156,7 @@ test('a stop signal between the claim and the request gives the claim back: noth
       return r;
     },
   });
-  const reports: WorkerReport[] = [];
+  const reports: CrawlEvent[] = [];
   const sum = await makeWorker(store, seed, dirs.temp('worker-stop-'), reports, stop.signal).run();
   assert.equal(sum.stoppedBy, 'signal');
   assert.equal(sum.crawlDone, false);

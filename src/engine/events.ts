@@ -1,0 +1,37 @@
+/**
+ * The crawl's one event vocabulary: what happened to a page, in the order it
+ * happened, told the same way by the private crawl and by a worker of a
+ * shared one. Each output consumes these (the CS50 log, the JSON log, the
+ * KeywordHunter protocol, the progress line), one formatter apiece, so two
+ * modes cannot word the same thing two ways.
+ */
+import type { CrawlerError } from '../errors.js';
+import type { StoredRobots } from '../frontier/claim-store.js';
+import type { HttpUrl } from '../url/http-url.js';
+import type { LinkAction } from './link-classifier.js';
+
+export type CrawlEvent =
+  /** A request's answer (any status), or its failure (`error`; status 0 unless the status line and headers had arrived). `notes`: header lines skipped. */
+  | { type: 'response'; url: HttpUrl; depth: number; status: number; error?: CrawlerError | undefined; notes?: readonly string[] | undefined }
+  /** A redirect's target was classified (`follow`: fetched next, or queued); `invalid` when the Location is no crawlable URL or one hop too many (`error`). */
+  | { type: 'redirect'; from: HttpUrl; depth: number; target: HttpUrl | undefined; raw: string; action: LinkAction | 'invalid'; error?: CrawlerError | undefined }
+  /** A page was saved under a document ID. */
+  | { type: 'saved'; url: HttpUrl; depth: number; id: number }
+  /** A page below the depth limit is scanned for links. */
+  | { type: 'scanning'; url: HttpUrl; depth: number }
+  /** A link of a scanned page; `url` undefined when it is not an http(s) URL (`error` says why). */
+  | { type: 'link'; depth: number; raw: string; url: HttpUrl | undefined; action: LinkAction | 'invalid'; error?: CrawlerError | undefined }
+  /** A URL that was not fetched or not saved, with the program's reason. */
+  | { type: 'failed'; url: string; depth: number; reason: string }
+  /** A URL robots.txt disallows, found so only when it was claimed (a shared crawl learns a host's rules from the store). */
+  | { type: 'disallowed'; url: string; depth: number }
+  /** A claim whose lease ran out before it was done: another worker has taken it over. */
+  | { type: 'lost'; url: string; depth: number }
+  /** A host's robots.txt was fetched (by this worker of a shared crawl). */
+  | { type: 'robots-txt'; url: string; answer: StoredRobots };
+
+/** A consumer of crawl events. */
+export type CrawlEventSink = (event: CrawlEvent) => void;
+
+/** The text a link or redirect target is shown as: its URL, or the href as written, encoded like a request target. */
+export type { LinkAction };

@@ -1,0 +1,71 @@
+/**
+ * The TSE crawler's consumer of crawl events, for the private crawl and a
+ * worker of a shared one alike: the CS50 (or JSON) log on stdout, people's
+ * notes on stderr, and the seed PANIC, which replaces what would have been
+ * the seed's `Failed` line. The words and reasons are in `tse.ts`, once.
+ */
+import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
+import type { CliIo } from '../cli/run-cli.js';
+import type { CrawlLog } from '../output/cs50-log.js';
+import { CRAWLER_FAILURE_POLICY } from '../robots/policy.js';
+import { encodeTarget } from '../url/request-target.js';
+import { LINK_WORDS, redirectRefusal, type SeedPanic } from './tse.js';
+
+export interface TseLogOptions {
+  io: CliIo;
+  log: CrawlLog;
+  seedPanic: SeedPanic;
+  /** True while no page of the crawl is saved (a failure of the seed is then a PANIC). */
+  nothingSaved: () => boolean;
+}
+
+/** The sink of a TSE run's events. */
+export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions): CrawlEventSink {
+  const failed = (url: string, depth: number, reason: string, panic: string = reason): void => {
+    if (!seedPanic.failed(url, depth, nothingSaved(), panic)) log.event(depth, 'Failed', url, reason);
+  };
+  return (e: CrawlEvent): void => {
+    switch (e.type) {
+      case 'response':
+        for (const note of e.notes ?? []) io.stderr(`crawler: ${e.url.key}: ${note}\n`);
+        break;
+      case 'saved':
+        log.event(e.depth, 'Fetched', e.url.key);
+        break;
+      case 'scanning':
+        log.event(e.depth, 'Scanning', e.url.key);
+        break;
+      case 'link': {
+        // An unusable link is shown as written, but encoded like a request
+        // target: no space, control character or line break reaches the log.
+        const shown = e.url?.key ?? encodeTarget(e.raw);
+        log.event(e.depth, 'Found', shown);
+        log.event(e.depth, e.action === 'invalid' ? LINK_WORDS.external : LINK_WORDS[e.action], shown);
+        break;
+      }
+      case 'redirect': {
+        if (e.action === 'follow') break; // fetched next, or queued at the same depth
+        const target = e.target?.key ?? encodeTarget(e.raw);
+        const why = redirectRefusal(e.action, e.error);
+        // The seed (the only page at depth 0) not fetched because of where it redirects: nothing to crawl.
+        if (e.depth === 0 && nothingSaved()) seedPanic.redirected(e.from, target, why);
+        else log.event(e.depth, 'Failed', e.from.key, `(redirects to ${target}: ${why})`);
+        break;
+      }
+      case 'failed':
+        failed(e.url, e.depth, e.reason);
+        break;
+      case 'disallowed':
+        failed(e.url, e.depth, '(disallowed by robots.txt)', 'robots.txt disallows it (--ignore-robots to crawl anyway)');
+        break;
+      case 'lost':
+        io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);
+        break;
+      case 'robots-txt':
+        if (CRAWLER_FAILURE_POLICY(e.answer.status === 0 ? { error: undefined } : { status: e.answer.status, body: Buffer.alloc(0) }) === 'disallow') {
+          io.stderr(`crawler: ${e.url} ${e.answer.status === 0 ? 'could not be fetched' : `answered HTTP ${e.answer.status}`}, which means disallow all (RFC 9309)\n`);
+        }
+        break;
+    }
+  };
+}
