@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertCleanError, crawl, numberedFiles, pageList, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { assertCleanError, crawl, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { numberedFiles, pageList } from '../helpers/page-files.js';
 import { page, startSite, type SiteServer } from '../helpers/site-server.js';
 
 let site: SiteServer;

@@ -11,7 +11,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
-import { crawl, numberedFiles, pageList, parseLog, readPages, removeTempDirs, tempDir, urlsWith } from '../helpers/crawler-e2e.js';
+import { crawl, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { numberedFiles, pageList, readPages } from '../helpers/page-files.js';
+import { parseLog, urlsWith } from '../helpers/cs50-log.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
 const sites: SiteServer[] = [];
@@ -70,8 +72,9 @@ describe('page files', { concurrency: true }, () => {
       ['/big.html', 2, BIG],
     ];
     assert.deepEqual(numberedFiles(dir), ['1', '2', '3', '4', '5']);
+    const files = readPages(dir);
     for (const [i, [path, depth, body]] of want.entries()) {
-      const file = readFileSync(join(dir, String(i + 1)));
+      const file = files[i]!.raw;
       const expected = Buffer.concat([Buffer.from(`${s.origin}${path}\n${depth}\n`), body]);
       assert.ok(file.equals(expected), `file ${i + 1} (${path}): ${file.length} bytes, want ${expected.length}, first difference at ${file.findIndex((b, k) => b !== expected[k])}`);
     }

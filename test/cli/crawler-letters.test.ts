@@ -12,7 +12,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { conformancePath, missingReason } from '../helpers/conformance.js';
-import { crawl, cs50Line, pageList, parseLog, readPages, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { crawl, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { cs50Line, parseLog } from '../helpers/cs50-log.js';
+import { pageList, readPages } from '../helpers/page-files.js';
 import { startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
 interface Expected {

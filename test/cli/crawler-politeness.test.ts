@@ -8,7 +8,9 @@
 import { after, describe, test } from 'node:test';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import assert from 'node:assert/strict';
-import { assertCleanError, crawl, cs50Line, numberedFiles, pageList, parseLog, removeTempDirs, tempDir, urlsWith } from '../helpers/crawler-e2e.js';
+import { assertCleanError, crawl, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { cs50Line, parseLog, urlsWith } from '../helpers/cs50-log.js';
+import { numberedFiles, pageList } from '../helpers/page-files.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
 const sites: SiteServer[] = [];

@@ -7,7 +7,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crawl, cs50Line, pageList, parseLog, readPages, removeTempDirs, tempDir, urlsWith } from '../helpers/crawler-e2e.js';
+import { crawl, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { cs50Line, parseLog, urlsWith } from '../helpers/cs50-log.js';
+import { pageList, readPages } from '../helpers/page-files.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
 let site: SiteServer;

@@ -14,7 +14,8 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
-import { crawl, readPages, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { crawl, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { readPages } from '../helpers/page-files.js';
 import { freshDatabase, pgSkipReason } from '../helpers/postgres.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 

@@ -13,12 +13,12 @@
  * at their cap, and close() clears every timer and destroys every socket.
  *
  * Also here, for the same tests: `runMeasured` (run a program under GNU
- * time for its peak RSS and wall time), parsers for both programs' output,
+ * time for its peak RSS and wall time), parsers for KeywordHunter's output,
  * and file-system faults (tmpfs mounts to fill or make read-only, running
  * as nobody so that permissions bind for root).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -661,57 +661,6 @@ export function requestHeadProblem(req: FaultRequest): string | undefined {
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+: [\x20-\x7e]*$/.test(line)) return `malformed header line ${JSON.stringify(line)}`;
   }
   return undefined;
-}
-
-/** One line of crawler's CS50 log. */
-export interface CrawlerLogLine {
-  depth: number;
-  word: string;
-  url: string;
-  /** What follows the URL on a Failed line, parentheses included. */
-  reason: string | undefined;
-}
-
-/**
- * crawler's stdout as CS50 log lines (`%2d %*s%9s: %s`, a reason after a
- * Failed URL). Throws on a line that is not in that format.
- */
-export function parseCrawlerLog(stdout: string): CrawlerLogLine[] {
-  return stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((line) => {
-      // "%2d %*s%9s: %s": depth, a space, depth spaces, the word right-aligned in 9 columns, ": ", the URL.
-      const d = /^([ 0-9][0-9]) /.exec(line);
-      const depth = d === null ? NaN : Number((d[1] as string).trim());
-      const rest = line.slice(3);
-      const m = /^( *)([A-Za-z]+): (\S+)(?: (\(.*\)))?$/.exec(rest.slice(depth));
-      if (d === null || m === null || !rest.startsWith(' '.repeat(depth)) || (m[1] as string).length + (m[2] as string).length !== Math.max(9, (m[2] as string).length)) {
-        throw new Error(`not a CS50 log line: ${JSON.stringify(line)}`);
-      }
-      return { depth, word: m[2] as string, url: m[3] as string, reason: m[4] };
-    });
-}
-
-/** A saved page file `DIR/ID`: URL line, depth line, body bytes. */
-export interface PageFile {
-  id: number;
-  url: string;
-  depth: number;
-  body: Buffer;
-}
-
-/** Every numbered page file of a crawler pageDirectory, by ID. */
-export function readPageFiles(dir: string): PageFile[] {
-  return readdirSync(dir)
-    .filter((n) => /^[1-9][0-9]*$/.test(n))
-    .map((n) => {
-      const raw = readFileSync(join(dir, n));
-      const a = raw.indexOf(0x0a);
-      const b = raw.indexOf(0x0a, a + 1);
-      return { id: Number(n), url: raw.subarray(0, a).toString('utf8'), depth: Number(raw.subarray(a + 1, b).toString('latin1')), body: raw.subarray(b + 1) };
-    })
-    .sort((x, y) => x.id - y.id);
 }
 
 /** KeywordHunter's PAGE lines: respath and status, in order. */

@@ -16,16 +16,18 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildRequest, encodeTarget } from '../../src/http/request.js';
 import { isCrawlerError } from '../../src/errors.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
 import {
-  html, khLinks, khPages, parseCrawlerLog, readPageFiles, requestFromHead, requestHeadProblem, runMeasured, startFaultServer,
+  html, khLinks, khPages, requestFromHead, requestHeadProblem, runMeasured, startFaultServer,
   type FaultRequest, type FaultServer, type MeasuredRun,
 } from '../helpers/fault-server.js';
+import { parseLog } from '../helpers/cs50-log.js';
+import { numberedFiles, readPages } from '../helpers/page-files.js';
 
 const STANDARD_FIELDS = ['Host', 'User-Agent', 'Accept', 'Accept-Encoding', 'Connection'];
 
@@ -229,7 +231,7 @@ describe('end to end: hostile links through KeywordHunter and crawler', () => {
     assert.ok(kh.stdout.endsWith('NOT_FOUND_KEYWORD:\n'));
     assert.ok(khPages(kh.stdout).some((p) => p.respath === '/good.html' && p.status === 200), kh.stdout);
     assert.equal(cr.code, 0, cr.stderr);
-    assert.ok(readPageFiles(crDir).some((p) => p.url === srv.url('/good.html')), 'crawler saved the good page');
+    assert.ok(readPages(crDir).some((p) => p.url === srv.url('/good.html')), 'crawler saved the good page');
     for (const r of [kh, cr]) assert.doesNotMatch(r.stderr, /internal error|\n\s+at /);
   });
 
@@ -253,9 +255,8 @@ describe('end to end: hostile links through KeywordHunter and crawler', () => {
     assert.ok(!kh.stdout.includes('secret') && !kh.stderr.includes('secret'), 'KeywordHunter output');
     assert.ok(khLinks(kh.stdout).some((l) => l.respath === '/userinfo.html' && l.host === '127.0.0.1'), kh.stdout);
     assert.ok(!cr.stdout.includes('secret') && !cr.stderr.includes('secret'), 'crawler output');
-    for (const name of readdirSync(crDir)) {
-      if (/^[0-9]+$/.test(name)) assert.ok(!readFileSync(join(crDir, name)).subarray(0, 200).toString('latin1').split('\n')[0]!.includes('secret'), `page file ${name}: URL line`);
-    }
+    assert.deepEqual(numberedFiles(crDir), readPages(crDir).map((p) => String(p.id)), 'every numbered file is a page file');
+    for (const p of readPages(crDir)) assert.ok(!p.url.includes('secret'), `page file ${p.id}: URL line`);
   });
 
   test('KeywordHunter: each unrequestable link (port 0, > 65535, no host, bad host, too long) gets no LINK line and a note on stderr', () => {
@@ -298,7 +299,7 @@ describe('hostile links cannot break the programs\' line-oriented output', () =>
         const r = await runMeasured('crawler', ['--delay', '0', own.url('/start'), dir, '1']);
         assert.equal(r.code, 0, r.stderr);
         assert.ok(!r.stdout.split('\n').some((l) => l.includes('Fetched: http://forged.example/') && l.startsWith(' 0    Fetched')), 'no forged Fetched line');
-        parseCrawlerLog(r.stdout); // every line is one CS50 line
+        parseLog(r.stdout); // every line is one CS50 line
       } finally {
         await own.close();
       }
@@ -393,7 +394,7 @@ describe('IDN hosts end to end (private mount namespace with its own /etc/hosts)
       dirs.push(dir);
       const r = await runMeasured('crawler', ['--delay', '0', `http://b\u00fccher.localhost:${own.port}/idn.html`, dir, '1'], { wrap, timeoutMs: 30_000 });
       assert.equal(r.code, 0, r.stderr);
-      assert.deepEqual(readPageFiles(dir).map((p) => p.url), [`http://${IDN_HOST}:${own.port}/idn.html`, `http://${IDN_HOST}:${own.port}/second.html`]);
+      assert.deepEqual(readPages(dir).map((p) => p.url), [`http://${IDN_HOST}:${own.port}/idn.html`, `http://${IDN_HOST}:${own.port}/second.html`]);
       for (const q of own.requests) assert.equal(q.headerLines[0], `Host: ${IDN_HOST}:${own.port}`);
     } finally {
       await own.close();

@@ -19,9 +19,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, HUGE, INTERIM_FINAL, LATIN1_HTML, SHORT_BODY, html, parseCrawlerLog, readPageFiles, runMeasured, startFaultServer,
-  type CrawlerLogLine, type FaultServer, type MeasuredRun,
+  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, html, HUGE, INTERIM_FINAL, LATIN1_HTML, runMeasured, SHORT_BODY, startFaultServer,
+  type FaultServer, type MeasuredRun,
 } from '../helpers/fault-server.js';
+import { parseLog, type LogLine } from '../helpers/cs50-log.js';
+import { readPages } from '../helpers/page-files.js';
 
 const FLAGS = ['--delay', '0', ...FAULT_FLAGS];
 const WALL_MS = FAULT_WALL_MS;
@@ -29,7 +31,7 @@ const RSS_BOUND_KIB = FAULT_RSS_BOUND_KIB;
 
 interface Crawled {
   r: MeasuredRun;
-  log: CrawlerLogLine[];
+  log: LogLine[];
   dir: string;
 }
 
@@ -40,7 +42,7 @@ async function crawl(seed: string, depth: number, flags: string[]): Promise<Craw
   const dir = mkdtempSync(join(tmpdir(), 'hostile-crawler-'));
   dirs.push(dir);
   const r = await runMeasured('crawler', [...flags, seed, dir, String(depth)], { timeoutMs: 45_000 });
-  return { r, log: r.signal === null ? parseCrawlerLog(r.stdout) : [], dir };
+  return { r, log: r.signal === null ? parseLog(r.stdout) : [], dir };
 }
 
 /** A start page linking to each of `links`, each followed by a good page of its own. */
@@ -67,7 +69,7 @@ function indexOf(c: Crawled, word: string, url: string): number {
 function assertSaved(c: Crawled, url: string, body: string | Buffer): number {
   const i = indexOf(c, 'Fetched', url);
   assert.ok(i !== -1, `Fetched: ${url}\n${c.r.stdout}`);
-  const saved = readPageFiles(c.dir).filter((p) => p.url === url);
+  const saved = readPages(c.dir).filter((p) => p.url === url);
   assert.equal(saved.length, 1, `one page file for ${url}`);
   assert.deepEqual(saved[0]?.body, Buffer.from(body), `the body of ${url} is saved byte for byte`);
   return i;
@@ -172,7 +174,7 @@ describe('crawler: each failing page gets a Failed line naming the reason, and t
       const i = indexOf(c, 'Failed', url);
       assert.ok(i !== -1, `a Failed line for ${url}\n${c.r.stdout}`);
       assert.match(c.log[i]?.reason ?? '', f.reason);
-      assert.ok(!readPageFiles(c.dir).some((p) => p.url === url), 'no page file for the failed page');
+      assert.ok(!readPages(c.dir).some((p) => p.url === url), 'no page file for the failed page');
       assertGoodAfter(c, srv.url(`/good/faults/f/${f.fault}`), i);
       // The stale-connection retry may send the request once more; never more.
       const tries = requestsFor(`/f/${f.fault}`);
@@ -223,8 +225,8 @@ describe('crawler: responses that are odd but usable', () => {
     const target = srv.url('/f/relative-redirect/target');
     const i = indexOf(c, 'Fetched', target);
     assert.ok(i !== -1, c.r.stdout);
-    assert.ok(!readPageFiles(c.dir).some((p) => p.url === srv.url('/f/relative-redirect/from')), 'not saved under the redirecting URL');
-    assert.equal(readPageFiles(c.dir).filter((p) => p.url === target).length, 1, 'saved under the final URL');
+    assert.ok(!readPages(c.dir).some((p) => p.url === srv.url('/f/relative-redirect/from')), 'not saved under the redirecting URL');
+    assert.equal(readPages(c.dir).filter((p) => p.url === target).length, 1, 'saved under the final URL');
     assertGoodAfter(c, srv.url('/good/odd/f/relative-redirect/from'), i);
   });
 
@@ -327,7 +329,7 @@ describe('crawler: crawler traps are bounded', () => {
     const c = await runs['calendar']!;
     const seen = srv.requests.filter((r) => r.target.startsWith('/calendar') || r.target.includes('/calendar/') || r.target.endsWith('/calendar'));
     assert.ok(seen.length <= 5, `the server saw ${seen.length} page requests: ${seen.map((r) => r.target).join(' ')}`);
-    assert.equal(readPageFiles(c.dir).length, 5, '5 pages saved');
+    assert.equal(readPages(c.dir).length, 5, '5 pages saved');
     assertGoodAfter(c, srv.url('/good/calendar/calendar?page=1'), indexOf(c, 'Fetched', srv.url('/calendar?page=1')));
   });
 });

@@ -8,10 +8,11 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, watch } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
+import { numberedFiles, readPages } from '../helpers/page-files.js';
 import { runProgram } from '../helpers/spawn.js';
 import { startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
@@ -33,19 +34,14 @@ function siteRoutes(): Map<string, Route> {
   return routes;
 }
 
+/** `URL DEPTH LENGTH` of each page file, by ID. */
 function pageFiles(dir: string): Map<number, string> {
-  const out = new Map<number, string>();
-  for (const name of readdirSync(dir)) {
-    if (!/^[0-9]+$/.test(name)) continue;
-    const text = readFileSync(join(dir, name), 'latin1');
-    const [url, depth] = text.split('\n', 2);
-    out.set(Number(name), `${url} ${depth} ${text.length}`);
-  }
-  return out;
+  return new Map(readPages(dir).map((p) => [p.id, `${p.url} ${p.depth} ${p.raw.length}`]));
 }
 
 function assertSameCrawl(dir: string, reference: Map<number, string>): void {
   const got = pageFiles(dir);
+  assert.deepEqual(numberedFiles(dir), [...got.keys()].map(String), 'every numbered file is a page file');
   assert.equal(got.size, reference.size, 'page count');
   for (let id = 1; id <= reference.size; id++) assert.equal(got.get(id), reference.get(id), `page ${id}`);
   const leftovers = readdirSync(dir).filter((n) => n.startsWith('.tmp-'));
