@@ -10,9 +10,12 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertCleanError, crawl, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { assertCleanError, crawl } from '../helpers/crawler-e2e.js';
 import { numberedFiles, pageList } from '../helpers/page-files.js';
 import { page, startSite, type SiteServer } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const { temp: tempDir } = useTempDirs('crawler-e2e-');
 
 let site: SiteServer;
 let ext: SiteServer;
@@ -39,7 +42,6 @@ before(async () => {
 
 after(async () => {
   await Promise.all([site.close(), ext.close()]);
-  removeTempDirs();
 });
 
 const seed = (): string => `${site.origin}/index.html`;

@@ -11,15 +11,17 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
-import { crawl, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { crawl } from '../helpers/crawler-e2e.js';
 import { numberedFiles, pageList, readPages } from '../helpers/page-files.js';
 import { parseLog, urlsWith } from '../helpers/cs50-log.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const { temp: tempDir } = useTempDirs('crawler-e2e-');
 
 const sites: SiteServer[] = [];
 after(async () => {
   await Promise.all(sites.map((s) => s.close()));
-  removeTempDirs();
 });
 
 async function serve(routes: Record<string, Route> | Map<string, Route>): Promise<SiteServer> {

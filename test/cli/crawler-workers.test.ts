@@ -7,24 +7,25 @@
  * request starts to one host closer than the delay, even when a worker is
  * killed with SIGKILL in the middle of a fetch.
  */
-import { after, describe, test, type TestContext } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
-import { crawl, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { crawl } from '../helpers/crawler-e2e.js';
 import { readPages } from '../helpers/page-files.js';
 import { freshDatabase, pgSkipReason } from '../helpers/postgres.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const { temp: tempDir } = useTempDirs('crawler-e2e-');
 
 const HOSTS = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
 const DELAY = 0.2;
 const PAGES = 5; // per host: /p0.html .. /p4.html
 const HANG = '/hang.html'; // on the second host: the first request to it never gets an answer
-
-after(removeTempDirs);
 
 interface Hosts {
   sites: SiteServer[];

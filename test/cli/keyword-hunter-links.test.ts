@@ -5,7 +5,7 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, removeTempDirs } from '../helpers/kh-harness.js';
+import { as, assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE } from '../helpers/kh-harness.js';
 import { startTlsSite, type TlsSite } from '../helpers/kh-tls.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
@@ -22,7 +22,6 @@ async function tlsSite(routes: Record<string, Route>): Promise<TlsSite> {
 }
 after(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  removeTempDirs();
 });
 
 describe('KeywordHunter links', { concurrency: true }, () => {

@@ -6,7 +6,7 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, refusedPort, removeTempDirs, sleep, spawnKh } from '../helpers/kh-harness.js';
+import { as, assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, refusedPort, sleep, spawnKh } from '../helpers/kh-harness.js';
 import { startRawSite } from '../helpers/kh-raw.js';
 import { page, startSite, type SiteServer } from '../helpers/site-server.js';
 
@@ -18,7 +18,6 @@ async function site(routes: Parameters<typeof startSite>[0], host?: string): Pro
 }
 after(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  removeTempDirs();
 });
 
 /** The spec's example, on three loopback hosts: B "www.google.com" (localhost), A "www.MyPhotos.com" (127.0.0.1), C "www.cnn.com" (127.0.0.2). */

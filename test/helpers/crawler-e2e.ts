@@ -1,24 +1,11 @@
 /**
  * Helpers for the end-to-end tests of ./crawler (test/cli/crawler-*.test.ts):
- * temporary page directories, a run, and the check of a user error. Page
- * files are read with page-files.ts, the log with cs50-log.ts.
+ * a run, and the check of a user error. Page files are read with
+ * page-files.ts, the log with cs50-log.ts, temporary directories come from
+ * temp-dirs.ts.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runProgram, type RunResult } from './spawn.js';
-
-/** A fresh, empty directory; removed by `removeTempDirs`. */
-const made: string[] = [];
-export function tempDir(prefix = 'crawler-e2e-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  made.push(d);
-  return d;
-}
-export function removeTempDirs(): void {
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
-}
 
 /** Runs ./crawler with `args`. */
 export function crawl(args: string[], timeoutMs = 30_000): Promise<RunResult> {

@@ -2,15 +2,13 @@
  * Helpers for the end-to-end tests of ./KeywordHunter
  * (test/cli/keyword-hunter-*.test.ts): the four protocol lines written out
  * independently of src/cli/keyword-hunter.ts (so the tests never reuse the
- * formatter they check), whole-stdout assertions, temporary directories, a
- * port nobody listens on, and a live run whose stdout is read line by line
- * while the program is still running.
+ * formatter they check), whole-stdout assertions, a port nobody listens on,
+ * and a live run whose stdout is read line by line while the program is
+ * still running. Temporary directories come from temp-dirs.ts.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from './conformance.js';
 import { runProgram, type RunResult } from './spawn.js';
@@ -71,19 +69,6 @@ export function assertOutput(r: RunResult, expected: readonly string[]): void {
 /** Runs ./KeywordHunter with `args` (never more than `timeoutMs`). */
 export function kh(args: string[], options: { timeoutMs?: number; cwd?: string } = {}): Promise<RunResult> {
   return runProgram('KeywordHunter', args, { timeoutMs: options.timeoutMs ?? 20_000, ...(options.cwd ? { cwd: options.cwd } : {}) });
-}
-
-const made: string[] = [];
-
-/** A fresh, empty directory; removed by `removeTempDirs`. */
-export function tempDir(prefix = 'kh-e2e-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  made.push(d);
-  return d;
-}
-
-export function removeTempDirs(): void {
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
 /**

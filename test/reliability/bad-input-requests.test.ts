@@ -16,8 +16,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildRequest, encodeTarget } from '../../src/http/request.js';
 import { isCrawlerError } from '../../src/errors.js';
@@ -28,6 +27,7 @@ import {
 } from '../helpers/fault-server.js';
 import { parseLog } from '../helpers/cs50-log.js';
 import { numberedFiles, readPages } from '../helpers/page-files.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const STANDARD_FIELDS = ['Host', 'User-Agent', 'Accept', 'Accept-Encoding', 'Connection'];
 
@@ -183,7 +183,7 @@ function badLinks(port: number): string[] {
 }
 
 let srv: FaultServer;
-const dirs: string[] = [];
+const { temp } = useTempDirs('bad-input-');
 let kh: MeasuredRun;
 let cr: MeasuredRun;
 let crDir: string;
@@ -198,8 +198,7 @@ before(async () => {
   srv.page('/start-kh', hostilePage(srv.port));
   srv.page('/start-crawler', hostilePage(srv.port));
   srv.page('/good.html', html('good'));
-  crDir = mkdtempSync(join(tmpdir(), 'bad-input-'));
-  dirs.push(crDir);
+  crDir = temp();
   [kh, cr] = await Promise.all([
     runMeasured('KeywordHunter', [srv.url('/start-kh'), 'NO-SUCH-KEYWORD'], { timeoutMs: 30_000 }),
     runMeasured('crawler', ['--delay', '0', srv.url('/start-crawler'), crDir, '1'], { timeoutMs: 30_000 }),
@@ -207,7 +206,6 @@ before(async () => {
 });
 after(async () => {
   await srv.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 function assertServerSawOnlyCleanRequests(): void {
@@ -294,8 +292,7 @@ describe('hostile links cannot break the programs\' line-oriented output', () =>
       try {
         // The LF survives entity decoding; the port makes the link unusable, so the raw text is printed.
         own.page('/start', `<html><body><a href="http://x:99999/&#10; 0    Fetched: http://forged.example/">x</a></body></html>\n`);
-        const dir = mkdtempSync(join(tmpdir(), 'bad-input-log-'));
-        dirs.push(dir);
+        const dir = temp('bad-input-log-');
         const r = await runMeasured('crawler', ['--delay', '0', own.url('/start'), dir, '1']);
         assert.equal(r.code, 0, r.stderr);
         assert.ok(!r.stdout.split('\n').some((l) => l.includes('Fetched: http://forged.example/') && l.startsWith(' 0    Fetched')), 'no forged Fetched line');
@@ -330,8 +327,7 @@ describe('hostile links cannot break the programs\' line-oriented output', () =>
       const own = await startFaultServer();
       try {
         own.page('/start', html('start'));
-        const dir = mkdtempSync(join(tmpdir(), 'bad-input-ua-'));
-        dirs.push(dir);
+        const dir = temp('bad-input-ua-');
         const r = await runMeasured('crawler', ['--delay', '0', '--user-agent', 'evil\r\nX-Injected: 1', own.url('/start'), dir, '1']);
         assert.equal(r.code, 1);
         assert.equal(own.requests.length, 0, 'no request');
@@ -358,8 +354,7 @@ function idnUnavailable(hostsFile: string): string | undefined {
 }
 
 describe('IDN hosts end to end (private mount namespace with its own /etc/hosts)', () => {
-  const hostsDir = mkdtempSync(join(tmpdir(), 'bad-input-hosts-'));
-  dirs.push(hostsDir);
+  const hostsDir = temp('bad-input-hosts-');
   const hostsFile = join(hostsDir, 'hosts');
   writeFileSync(hostsFile, `127.0.0.1 localhost\n127.0.0.1 ${IDN_HOST}\n`);
   const why = idnUnavailable(hostsFile);
@@ -390,8 +385,7 @@ describe('IDN hosts end to end (private mount namespace with its own /etc/hosts)
     try {
       own.page('/idn.html', html('idn', ['/second.html']));
       own.page('/second.html', html('second'));
-      const dir = mkdtempSync(join(tmpdir(), 'bad-input-idn-'));
-      dirs.push(dir);
+      const dir = temp('bad-input-idn-');
       const r = await runMeasured('crawler', ['--delay', '0', `http://b\u00fccher.localhost:${own.port}/idn.html`, dir, '1'], { wrap, timeoutMs: 30_000 });
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(readPages(dir).map((p) => p.url), [`http://${IDN_HOST}:${own.port}/idn.html`, `http://${IDN_HOST}:${own.port}/second.html`]);

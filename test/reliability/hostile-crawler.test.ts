@@ -15,15 +15,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, html, HUGE, INTERIM_FINAL, LATIN1_HTML, runMeasured, SHORT_BODY, startFaultServer,
   type FaultServer, type MeasuredRun,
 } from '../helpers/fault-server.js';
 import { parseLog, type LogLine } from '../helpers/cs50-log.js';
 import { readPages } from '../helpers/page-files.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const FLAGS = ['--delay', '0', ...FAULT_FLAGS];
 const WALL_MS = FAULT_WALL_MS;
@@ -35,12 +33,11 @@ interface Crawled {
   dir: string;
 }
 
-const dirs: string[] = [];
+const { temp } = useTempDirs('hostile-crawler-');
 let srv: FaultServer;
 
 async function crawl(seed: string, depth: number, flags: string[]): Promise<Crawled> {
-  const dir = mkdtempSync(join(tmpdir(), 'hostile-crawler-'));
-  dirs.push(dir);
+  const dir = temp();
   const r = await runMeasured('crawler', [...flags, seed, dir, String(depth)], { timeoutMs: 45_000 });
   return { r, log: r.signal === null ? parseLog(r.stdout) : [], dir };
 }
@@ -157,7 +154,6 @@ before(async () => {
 after(async () => {
   await srv.close();
   await refuseServer.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('crawler: each failing page gets a Failed line naming the reason, and the crawl goes on', () => {

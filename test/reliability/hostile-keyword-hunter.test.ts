@@ -15,13 +15,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, HUGE, INTERIM_FINAL, LATIN1_HTML, RANDOM_BYTES, SHORT_BODY, html, khLinks, khPages, runMeasured, startFaultServer,
   type FaultServer, type MeasuredRun,
 } from '../helpers/fault-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const FLAGS = [...FAULT_FLAGS];
 const WALL_MS = FAULT_WALL_MS;
@@ -34,12 +34,11 @@ interface Hunted {
   out: string;
 }
 
-const dirs: string[] = [];
+const { temp } = useTempDirs('hostile-kh-');
 let srv: FaultServer;
 
 async function hunt(start: string, flags: string[]): Promise<Hunted> {
-  const out = mkdtempSync(join(tmpdir(), 'hostile-kh-'));
-  dirs.push(out);
+  const out = temp();
   const r = await runMeasured('KeywordHunter', [...flags, start, KEYWORD, out], { timeoutMs: 45_000 });
   return { r, pages: khPages(r.stdout), out };
 }
@@ -141,7 +140,6 @@ before(async () => {
 });
 after(async () => {
   await srv.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('KeywordHunter: a page that fails prints its status (0 when no status line arrived) and a note, and the search goes on', () => {

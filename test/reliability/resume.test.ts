@@ -8,13 +8,13 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
 import { numberedFiles, readPages } from '../helpers/page-files.js';
 import { runProgram } from '../helpers/spawn.js';
 import { startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const PAGES = 300;
 const BIG_PAGE = 150; // one page of 8 MiB, so that a kill can land inside its write
@@ -48,12 +48,7 @@ function assertSameCrawl(dir: string, reference: Map<number, string>): void {
   assert.deepEqual(leftovers, [], 'no temporary file left');
 }
 
-const tempDirs: string[] = [];
-function freshDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'resume-'));
-  tempDirs.push(d);
-  return d;
-}
+const { temp: freshDir } = useTempDirs('resume-');
 
 /** Starts a crawl and kills it with `signal` once `when` says so (fed stdout text and the directory). */
 function crawlAndKill(args: string[], dir: string, signal: NodeJS.Signals, when: (stdout: string) => boolean, watchTemp = false): Promise<number | null> {
@@ -102,7 +97,6 @@ describe('crash safety and --resume', () => {
   });
   after(async () => {
     await site.close();
-    for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
   });
 
   for (const k of [1, 40, 149, 220]) {
