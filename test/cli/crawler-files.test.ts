@@ -12,8 +12,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
 import { crawl } from '../helpers/crawler-e2e.js';
-import { numberedFiles, pageList, readPages } from '../helpers/page-files.js';
 import { parseLog, urlsWith } from '../helpers/cs50-log.js';
+import { numberedFiles, pageList, readPages } from '../helpers/page-files.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 

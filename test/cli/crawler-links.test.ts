@@ -9,9 +9,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertDenseIds, pageList, readPages } from '../helpers/page-files.js';
 import { crawl } from '../helpers/crawler-e2e.js';
 import { cs50Line, parseLog, urlsWith } from '../helpers/cs50-log.js';
+import { assertDenseIds, pageList, readPages } from '../helpers/page-files.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 

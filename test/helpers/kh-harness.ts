@@ -38,6 +38,28 @@ export function FOUND(w: Where, respath: string, line: string): string {
 
 export const NOT_FOUND = 'NOT_FOUND_KEYWORD:';
 
+/** KeywordHunter's PAGE lines: respath and status, in order. */
+export function khPages(stdout: string, port?: number): Array<{ respath: string; status: number; host: string; port: number }> {
+  const out = [];
+  for (const line of stdout.split('\n')) {
+    const m = /^PAGE:host=([^;]*);port=(\d+);respath=(.*);status=(\d+)$/.exec(line);
+    if (m === null) continue;
+    if (port !== undefined && Number(m[2]) !== port) continue;
+    out.push({ host: m[1] as string, port: Number(m[2]), respath: m[3] as string, status: Number(m[4]) });
+  }
+  return out;
+}
+
+/** KeywordHunter's LINK lines. */
+export function khLinks(stdout: string): Array<{ host: string; port: number; respath: string; action: string }> {
+  const out = [];
+  for (const line of stdout.split('\n')) {
+    const m = /^LINK:host=([^;]*);port=(\d+);respath=(.*);action=([a-z_]+)$/.exec(line);
+    if (m !== null) out.push({ host: m[1] as string, port: Number(m[2]), respath: m[3] as string, action: m[4] as string });
+  }
+  return out;
+}
+
 /** The same server under another host name (e.g. `localhost` for a server on 127.0.0.1). */
 export function as(host: string, w: Where): Where {
   return { host, port: w.port };

@@ -8,7 +8,7 @@ import { after } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { unmount } from './fault-server.js';
+import { unmount } from './fs-faults.js';
 
 /** A new empty directory under the OS temp dir; the caller removes it. */
 export function makeTempDir(prefix: string): string {

@@ -21,12 +21,13 @@ import { join } from 'node:path';
 import { buildRequest, encodeTarget } from '../../src/http/request.js';
 import { isCrawlerError } from '../../src/errors.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
-import {
-  html, khLinks, khPages, requestFromHead, requestHeadProblem, runMeasured, startFaultServer,
-  type FaultRequest, type FaultServer, type MeasuredRun,
-} from '../helpers/fault-server.js';
 import { parseLog } from '../helpers/cs50-log.js';
+import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { html } from '../helpers/http-faults.js';
+import { khLinks, khPages } from '../helpers/kh-harness.js';
 import { numberedFiles, readPages } from '../helpers/page-files.js';
+import { requestFromHead, requestHeadProblem, type FaultRequest } from '../helpers/request-heads.js';
+import { runMeasured, type MeasuredRun } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const STANDARD_FIELDS = ['Host', 'User-Agent', 'Accept', 'Accept-Encoding', 'Connection'];

@@ -23,7 +23,11 @@ import { randomBytes } from 'node:crypto';
 import { isCrawlerError } from '../../src/errors.js';
 import { writeFileAtomic } from '../../src/sink/atomic-file.js';
 import { fileNameForPath, MAX_NAME_BYTES, OutputDirSink } from '../../src/sink/output-dir.js';
-import { asNobody, freeBytes, html, isRoot, khPages, mountTmpfs, runMeasured, startFaultServer } from '../helpers/fault-server.js';
+import { startFaultServer } from '../helpers/fault-server.js';
+import { asNobody, freeBytes, isRoot, mountTmpfs } from '../helpers/fs-faults.js';
+import { html } from '../helpers/http-faults.js';
+import { khPages } from '../helpers/kh-harness.js';
+import { runMeasured } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const { temp, mounts } = useTempDirs();

@@ -17,8 +17,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { asNobody, freeBytes, html, isRoot, mountTmpfs, runMeasured, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { asNobody, freeBytes, isRoot, mountTmpfs } from '../helpers/fs-faults.js';
+import { html } from '../helpers/http-faults.js';
 import { readPages } from '../helpers/page-files.js';
+import { runMeasured } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const { temp, mounts } = useTempDirs();

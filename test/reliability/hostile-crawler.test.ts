@@ -15,12 +15,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, html, HUGE, INTERIM_FINAL, LATIN1_HTML, runMeasured, SHORT_BODY, startFaultServer,
-  type FaultServer, type MeasuredRun,
-} from '../helpers/fault-server.js';
 import { parseLog, type LogLine } from '../helpers/cs50-log.js';
+import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, html, HUGE, INTERIM_FINAL, LATIN1_HTML, SHORT_BODY } from '../helpers/http-faults.js';
 import { readPages } from '../helpers/page-files.js';
+import { runMeasured, type MeasuredRun } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const FLAGS = ['--delay', '0', ...FAULT_FLAGS];

@@ -17,10 +17,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import {
-  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, HUGE, INTERIM_FINAL, LATIN1_HTML, RANDOM_BYTES, SHORT_BODY, html, khLinks, khPages, runMeasured, startFaultServer,
-  type FaultServer, type MeasuredRun,
-} from '../helpers/fault-server.js';
+  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, html, HUGE, INTERIM_FINAL, LATIN1_HTML, RANDOM_BYTES, SHORT_BODY,
+} from '../helpers/http-faults.js';
+import { khLinks, khPages } from '../helpers/kh-harness.js';
+import { runMeasured, type MeasuredRun } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const FLAGS = [...FAULT_FLAGS];

@@ -12,8 +12,8 @@ import { readdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
 import { numberedFiles, readPages } from '../helpers/page-files.js';
-import { runProgram } from '../helpers/spawn.js';
 import { startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { runProgram } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const PAGES = 300;
