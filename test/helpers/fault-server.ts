@@ -11,11 +11,13 @@
  * Every request head is recorded byte for byte (`requests`, see
  * request-heads.ts), so tests can check what reached the wire. Bounded:
  * streams stop when the peer goes or at their cap, and close() clears every
- * timer and destroys every socket.
+ * timer and destroys every socket. Listens and closes through
+ * server-base.ts.
  */
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { FAULTS, HTML_TYPE, responseHead, trapPage } from './http-faults.js';
 import { requestFromHead, type FaultRequest } from './request-heads.js';
+import { listen } from './server-base.js';
 
 export interface StaticPage {
   status?: number;
@@ -88,24 +90,17 @@ export async function closedPort(host = '127.0.0.1'): Promise<number> {
 export async function startFaultServer(host = '127.0.0.1'): Promise<FaultServer> {
   const pages = new Map<string, StaticPage>();
   const requests: FaultRequest[] = [];
-  const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const waiters = new Set<() => void>();
   const bytesIn = new Map<number, number>();
-  let connections = 0;
-  let closing = false;
-  let listener: Server;
 
-  const onConnection = (socket: Socket): void => {
-    const conn = ++connections;
-    sockets.add(socket);
-    socket.on('error', () => undefined);
+  const listener = createServer((socket: Socket): void => {
+    const conn = listening.connectionOf(socket) as number;
     let buf: Buffer = Buffer.alloc(0);
     let reading = true;
     let prefix: string | undefined;
     const mine = new Set<NodeJS.Timeout>();
     socket.on('close', () => {
-      sockets.delete(socket);
       for (const t of mine) {
         clearTimeout(t);
         clearInterval(t);
@@ -207,16 +202,9 @@ export async function startFaultServer(host = '127.0.0.1'): Promise<FaultServer>
       if (buf.length > 1024 * 1024) socket.destroy(); // no request head is that long
       pump();
     });
-  };
-
-  const listen = (port: number): Promise<Server> =>
-    new Promise((resolve, reject) => {
-      const s = createServer(onConnection);
-      s.once('error', reject);
-      s.listen(port, host, () => resolve(s));
-    });
-  listener = await listen(0);
-  const port = (listener.address() as AddressInfo).port;
+  });
+  const listening = await listen(listener, { host });
+  const port = listening.port;
   const refused = await closedPort(host);
 
   const server: FaultServer = {
@@ -229,21 +217,17 @@ export async function startFaultServer(host = '127.0.0.1'): Promise<FaultServer>
     targets: () => requests.map((r) => r.target),
     hits: (prefix) => requests.filter((r) => r.target.startsWith(prefix)).length,
     get connections() {
-      return connections;
+      return listening.connections;
     },
     streamed: new Map(),
     bytesIn,
     fallback: undefined,
     page: (target, body, options = {}) => void pages.set(target, { ...options, body }),
     refuseFor: (ms) => {
-      listener.close();
+      listening.stopListening();
       const t = setTimeout(() => {
         timers.delete(t);
-        if (closing) return;
-        void listen(port).then((s) => {
-          if (closing) s.close();
-          else listener = s;
-        });
+        listening.listenAgain().catch((err: Error) => process.stderr.write(`# fault server: cannot listen again on ${host}:${port}: ${err.message}\n`));
       }, ms);
       timers.add(t);
     },
@@ -264,18 +248,14 @@ export async function startFaultServer(host = '127.0.0.1'): Promise<FaultServer>
         waiters.add(check);
         check();
       }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        closing = true;
-        for (const t of timers) {
-          clearTimeout(t);
-          clearInterval(t);
-        }
-        timers.clear();
-        for (const s of sockets) s.destroy();
-        if (!listener.listening) resolve();
-        else listener.close(() => resolve());
-      }),
+    close: () => {
+      for (const t of timers) {
+        clearTimeout(t);
+        clearInterval(t);
+      }
+      timers.clear();
+      return listening.close();
+    },
   };
   return server;
 }
