@@ -17,6 +17,7 @@ import { PROJECT_ROOT } from '../helpers/conformance.js';
 import { crawl } from '../helpers/crawler-e2e.js';
 import { readPages } from '../helpers/page-files.js';
 import { freshDatabase, pgSkipReason } from '../helpers/postgres.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -242,13 +243,14 @@ describe('crawler --frontier sqlite:FILE: workers on one machine', () => {
     const hosts = await startHosts();
     t.after(() => Promise.all(hosts.sites.map((s) => s.close())));
     const dir = tempDir();
+    const refused = await refusedPort();
     const cases: Array<[string[], RegExp]> = [
       [['--frontier', 'mysql://h/db'], /--frontier must be postgresql:\/\/USER@HOST:PORT\/DB or sqlite:FILE, got "mysql:\/\/h\/db"/],
       [['--frontier', `sqlite:${join(dir, 'f.db')}`, '--resume'], /--resume does not go with --frontier/],
       [['--strict-bfs'], /--strict-bfs goes with --frontier/],
       [['--frontier', `sqlite:${join(dir, 'f.db')}`, '--lease', '0'], /--lease must be more than 0 seconds/],
       [['--frontier', `sqlite:${join(dir, 'no-such-dir', 'f.db')}`], /cannot open the frontier .*no-such-dir/],
-      [['--frontier', 'postgresql://nobody:secret@127.0.0.1:1/none'], /^crawler: frontier database postgresql:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: /],
+      [['--frontier', `postgresql://nobody:secret@127.0.0.1:${refused}/none`], new RegExp(`^crawler: frontier database postgresql://nobody:\\*\\*\\*@127\\.0\\.0\\.1:${refused}/none: `)],
     ];
     for (const [flags, message] of cases) {
       const r = await crawl([...flags, hosts.seed, dir, '1']);

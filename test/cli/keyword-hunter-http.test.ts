@@ -9,8 +9,9 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, refusedPort } from '../helpers/kh-harness.js';
+import { assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE } from '../helpers/kh-harness.js';
 import { answer, ok, redirect, startRawSite, type RawRoute, type RawSite } from '../helpers/kh-raw.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { page } from '../helpers/site-server.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 

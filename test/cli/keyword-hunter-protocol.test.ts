@@ -6,8 +6,9 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, refusedPort, sleep, spawnKh } from '../helpers/kh-harness.js';
+import { as, assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, sleep, spawnKh } from '../helpers/kh-harness.js';
 import { startRawSite } from '../helpers/kh-raw.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { page, startSite, type SiteServer } from '../helpers/site-server.js';
 
 const servers: Array<{ close(): Promise<void> }> = [];

@@ -14,10 +14,11 @@
  * timer and destroys every socket. Listens and closes through
  * server-base.ts.
  */
-import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { FAULTS, HTML_TYPE, responseHead, trapPage } from './http-faults.js';
 import { requestFromHead, type FaultRequest } from './request-heads.js';
-import { listen } from './server-base.js';
+import { fixedPortCandidate } from './refused-port.js';
+import { listen, type Listening } from './server-base.js';
 
 export interface StaticPage {
   status?: number;
@@ -53,8 +54,6 @@ export interface FaultServer {
   origin: string;
   /** `origin + target`. */
   url(target: string): string;
-  /** A port on `host` where nothing listens (connections are refused). */
-  closedPort: number;
   requests: FaultRequest[];
   /** Request targets, in order. */
   targets(): string[];
@@ -70,24 +69,23 @@ export interface FaultServer {
   fallback: ((target: string) => StaticPage | undefined) | undefined;
   /** Serves `body` (HTML unless headers say otherwise) at exactly `target`. */
   page(target: string, body: string | Buffer, options?: Omit<StaticPage, 'body'>): void;
-  /** Stops listening now (connections are refused) and listens again on the same port after `ms`. */
+  /**
+   * Stops listening now (connections are refused) and listens again on the
+   * same port after `ms`. Only on a server started with `{ refusable: true }`,
+   * whose port nothing else can be given meanwhile (refused-port.ts).
+   */
   refuseFor(ms: number): void;
   /** Resolves when a request with this target has arrived (or after `ms`). */
   waitFor(target: string, ms: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
-/** A port on `host` that nothing listens on. */
-export async function closedPort(host = '127.0.0.1'): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, host, () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-/** Starts a fault server on `host` (default 127.0.0.1) and a free port. */
-export async function startFaultServer(host = '127.0.0.1'): Promise<FaultServer> {
+/**
+ * Starts a fault server on `host` (default 127.0.0.1) and a free port; with
+ * `refusable`, on a free port below the kernel's ephemeral range, so that
+ * refuseFor can give it up for a while and get it back.
+ */
+export async function startFaultServer(host = '127.0.0.1', options: { refusable?: boolean } = {}): Promise<FaultServer> {
   const pages = new Map<string, StaticPage>();
   const requests: FaultRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -203,16 +201,14 @@ export async function startFaultServer(host = '127.0.0.1'): Promise<FaultServer>
       pump();
     });
   });
-  const listening = await listen(listener, { host });
+  const listening = options.refusable === true ? await listenOnFixedPort(listener, host) : await listen(listener, { host });
   const port = listening.port;
-  const refused = await closedPort(host);
 
   const server: FaultServer = {
     host,
     port,
     origin: `http://${host}:${port}`,
     url: (target) => `http://${host}:${port}${target}`,
-    closedPort: refused,
     requests,
     targets: () => requests.map((r) => r.target),
     hits: (prefix) => requests.filter((r) => r.target.startsWith(prefix)).length,
@@ -224,6 +220,7 @@ export async function startFaultServer(host = '127.0.0.1'): Promise<FaultServer>
     fallback: undefined,
     page: (target, body, options = {}) => void pages.set(target, { ...options, body }),
     refuseFor: (ms) => {
+      if (options.refusable !== true) throw new Error('refuseFor needs a server started with { refusable: true }');
       listening.stopListening();
       const t = setTimeout(() => {
         timers.delete(t);
@@ -258,4 +255,15 @@ export async function startFaultServer(host = '127.0.0.1'): Promise<FaultServer>
     },
   };
   return server;
+}
+
+/** Listens on a port from fixedPortCandidate(), trying others while they are in use. */
+async function listenOnFixedPort(listener: Server, host: string): Promise<Listening> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await listen(listener, { host, port: fixedPortCandidate() });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 20) throw err;
+    }
+  }
 }

@@ -2,13 +2,13 @@
  * Helpers for the end-to-end tests of ./KeywordHunter
  * (test/cli/keyword-hunter-*.test.ts): the four protocol lines written out
  * independently of src/cli/keyword-hunter.ts (so the tests never reuse the
- * formatter they check), whole-stdout assertions, a port nobody listens on,
- * and a live run whose stdout is read line by line while the program is
- * still running. Temporary directories come from temp-dirs.ts.
+ * formatter they check) and their parsers, whole-stdout assertions, and a
+ * live run whose stdout is read line by line while the program is still
+ * running. Temporary directories come from temp-dirs.ts, a refused port from
+ * refused-port.ts.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from './conformance.js';
 import { runProgram, type RunResult } from './spawn.js';
@@ -91,26 +91,6 @@ export function assertOutput(r: RunResult, expected: readonly string[]): void {
 /** Runs ./KeywordHunter with `args` (never more than `timeoutMs`). */
 export function kh(args: string[], options: { timeoutMs?: number; cwd?: string } = {}): Promise<RunResult> {
   return runProgram('KeywordHunter', args, { timeoutMs: options.timeoutMs ?? 20_000, ...(options.cwd ? { cwd: options.cwd } : {}) });
-}
-
-/**
- * A loopback port that nobody listens on (connecting is refused): the first
- * refused port below 1024. Never a released ephemeral port, which the kernel
- * may hand to the next listen(0) of this or another test process.
- */
-export async function refusedPort(host = '127.0.0.1'): Promise<number> {
-  for (let port = 1; port < 1024; port++) {
-    const refused = await new Promise<boolean>((resolve) => {
-      const s = connect({ host, port });
-      s.once('connect', () => {
-        s.destroy();
-        resolve(false);
-      });
-      s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
-    });
-    if (refused) return port;
-  }
-  throw new Error(`no refused port below 1024 on ${host}`);
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

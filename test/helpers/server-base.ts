@@ -50,12 +50,13 @@ export async function listen(server: Server, options: ListenOptions = {}): Promi
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined); // a peer that resets is no failure of the server
   };
-  // Prepended, so that a connection is tracked and numbered before the server's own handler sees it.
-  server.prependListener('connection', track);
-  server.prependListener(countOn, (socket: Socket) => {
+  const count = (socket: Socket): void => {
     track(socket); // a TLS socket, as well as the TCP socket under it
     ids.set(socket, ++connections);
-  });
+  };
+  // Prepended, so that a connection is tracked and numbered before the server's own handler sees it.
+  server.prependListener('connection', track);
+  server.prependListener(countOn, count);
 
   const bind = (port: number): Promise<void> =>
     new Promise<void>((resolve, reject) => {
@@ -66,7 +67,13 @@ export async function listen(server: Server, options: ListenOptions = {}): Promi
         resolve();
       });
     });
-  await bind(options.port ?? 0);
+  try {
+    await bind(options.port ?? 0);
+  } catch (err) {
+    server.off('connection', track);
+    server.off(countOn, count);
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
 
   return {

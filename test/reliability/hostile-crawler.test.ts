@@ -119,7 +119,7 @@ let refuseServer: FaultServer;
 
 before(async () => {
   srv = await startFaultServer();
-  refuseServer = await startFaultServer();
+  refuseServer = await startFaultServer('127.0.0.1', { refusable: true });
   const faults = scene('faults', FAIL_CASES.map((c) => `/f/${c.fault}`));
   runs['faults'] = crawl(faults.seed, 1, FLAGS);
   const dflt = scene('defaults', ['/f/body-chunked-huge/default', '/f/body-close-huge/default', '/f/drip/default']);

@@ -22,6 +22,7 @@ import {
   BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, html, HUGE, INTERIM_FINAL, LATIN1_HTML, RANDOM_BYTES, SHORT_BODY,
 } from '../helpers/http-faults.js';
 import { khLinks, khPages } from '../helpers/kh-harness.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { runMeasured, type MeasuredRun } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -119,11 +120,13 @@ const FAIL_CASES: FailCase[] = [
 ];
 
 const runs: Record<string, Promise<Hunted>> = {};
+let refused: number;
 let refusedUrl: string;
 
 before(async () => {
   srv = await startFaultServer();
-  refusedUrl = `http://127.0.0.1:${srv.closedPort}/refused.html`;
+  refused = await refusedPort();
+  refusedUrl = `http://127.0.0.1:${refused}/refused.html`;
   runs['faults'] = hunt(scene('faults', [...FAIL_CASES.map((c) => `/f/${c.fault}`), refusedUrl]), FLAGS);
   runs['defaults'] = hunt(scene('defaults', ['/f/body-chunked-huge/default', '/f/body-close-huge/default', '/f/drip/default']), [
     '--idle-timeout', '0.5', '--response-timeout', '2',
@@ -173,7 +176,7 @@ describe('KeywordHunter: a page that fails prints its status (0 when no status l
   }
   test('connection refused (a closed port): PAGE status=0, a note naming ECONNREFUSED, the next page fetched', async () => {
     const h = await runs['faults']!;
-    const i = pageIndex(h, '/refused.html', srv.closedPort);
+    const i = pageIndex(h, '/refused.html', refused);
     assert.ok(i !== -1, h.r.stdout);
     assert.equal(h.pages[i]?.status, 0);
     assert.match(h.r.stderr, new RegExp(`${refusedUrl.replace(/[.]/g, '\\.')}: .*ECONNREFUSED`));
