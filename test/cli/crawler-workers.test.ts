@@ -9,16 +9,15 @@
  */
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PROJECT_ROOT } from '../helpers/conformance.js';
 import { crawl } from '../helpers/crawler-e2e.js';
 import { readPages } from '../helpers/page-files.js';
 import { freshDatabase, pgSkipReason } from '../helpers/postgres.js';
 import { refusedPort } from '../helpers/refused-port.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { startProgram, type StartedProgram } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const { temp: tempDir } = useTempDirs('crawler-e2e-');
@@ -82,18 +81,8 @@ async function startHosts(): Promise<Hosts> {
   return hosts;
 }
 
-function startWorker(args: string[], agent: string): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> } {
-  const child = spawn(join(PROJECT_ROOT, 'crawler'), ['--user-agent', agent, '--quiet', ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stderr });
-    }),
-  );
-  return { child, done };
+function startWorker(args: string[], agent: string): StartedProgram {
+  return startProgram('crawler', ['--user-agent', agent, '--quiet', ...args], { timeoutMs: 60_000 });
 }
 
 /** Every page file across the directories: each reachable URL once, IDs 1..N, no temporary file. */

@@ -8,10 +8,7 @@
  * refused-port.ts.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { PROJECT_ROOT } from './conformance.js';
-import { runProgram, type RunResult } from './spawn.js';
+import { runProgram, startProgram, type RunResult } from './spawn.js';
 
 /** Where a line's host and port fields come from: a server, or a host alias of one. */
 export interface Where {
@@ -107,40 +104,29 @@ export interface LiveRun {
 }
 
 export function spawnKh(args: string[]): LiveRun {
-  const child = spawn(join(PROJECT_ROOT, 'KeywordHunter'), args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = startProgram('KeywordHunter', args, { timeoutMs: 20_000 });
   const lines: string[] = [];
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
   let partial = '';
   let exited = false;
   const waiters = new Set<() => void>();
   const wake = (): void => {
     for (const w of [...waiters]) w();
   };
-  child.stdout.on('data', (d: Buffer) => {
-    out.push(d);
+  run.child.stdout.on('data', (d: Buffer) => {
     partial += d.toString('utf8');
     const parts = partial.split('\n');
     partial = parts.pop() as string;
     lines.push(...parts);
     wake();
   });
-  child.stderr.on('data', (d: Buffer) => err.push(d));
-  const done = new Promise<RunResult>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      exited = true;
-      wake();
-      const stdoutBytes = Buffer.concat(out);
-      resolve({ code, signal, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
-    });
+  const done = run.done.finally(() => {
+    exited = true;
+    wake();
   });
-  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  void done.then(() => clearTimeout(killer));
   return {
     lines,
     done,
-    kill: () => child.kill('SIGKILL'),
+    kill: () => run.child.kill('SIGKILL'),
     waitForLine(pred, timeoutMs = 10_000) {
       return new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -153,7 +139,7 @@ export function spawnKh(args: string[]): LiveRun {
             clearTimeout(timer);
             waiters.delete(check);
             if (hit !== undefined) resolve(hit);
-            else reject(new Error(`exited without a matching line; stdout: ${JSON.stringify(lines)}; stderr: ${Buffer.concat(err).toString('utf8')}`));
+            else reject(new Error(`exited without a matching line; stdout: ${JSON.stringify(lines)}; stderr: ${run.stderr()}`));
           }
         };
         waiters.add(check);

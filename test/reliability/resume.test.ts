@@ -7,13 +7,10 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readdirSync, watch } from 'node:fs';
-import { join } from 'node:path';
-import { PROJECT_ROOT } from '../helpers/conformance.js';
 import { numberedFiles, readPages } from '../helpers/page-files.js';
 import { startSite, type Route, type SiteServer } from '../helpers/site-server.js';
-import { runProgram } from '../helpers/spawn.js';
+import { runProgram, startProgram } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const PAGES = 300;
@@ -51,32 +48,29 @@ function assertSameCrawl(dir: string, reference: Map<number, string>): void {
 const { temp: freshDir } = useTempDirs('resume-');
 
 /** Starts a crawl and kills it with `signal` once `when` says so (fed stdout text and the directory). */
-function crawlAndKill(args: string[], dir: string, signal: NodeJS.Signals, when: (stdout: string) => boolean, watchTemp = false): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(PROJECT_ROOT, 'crawler'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let killed = false;
-    const kill = (): void => {
-      if (killed) return;
-      killed = true;
-      child.kill(signal);
-    };
-    const watcher = watchTemp
-      ? watch(dir, (_ev, name) => {
-          if (name !== null && String(name).startsWith('.tmp-')) kill();
-        })
-      : undefined;
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (!watchTemp && when(out)) kill();
-    });
-    child.stderr.resume();
-    child.on('error', reject);
-    child.on('close', (code) => {
-      watcher?.close();
-      resolve(code);
-    });
+async function crawlAndKill(args: string[], dir: string, signal: NodeJS.Signals, when: (stdout: string) => boolean, watchTemp = false): Promise<number | null> {
+  const { child, done } = startProgram('crawler', args, { timeoutMs: 60_000 });
+  let out = '';
+  let killed = false;
+  const kill = (): void => {
+    if (killed) return;
+    killed = true;
+    child.kill(signal);
+  };
+  const watcher = watchTemp
+    ? watch(dir, (_ev, name) => {
+        if (name !== null && String(name).startsWith('.tmp-')) kill();
+      })
+    : undefined;
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (!watchTemp && when(out)) kill();
   });
+  try {
+    return (await done).code;
+  } finally {
+    watcher?.close();
+  }
 }
 
 const fetchedCount = (s: string): number => s.split('\n').filter((l) => l.includes('  Fetched: ')).length;
