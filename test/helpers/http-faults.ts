@@ -6,6 +6,7 @@
  * with, and the short timeouts and caps a run under faults gets.
  */
 import type { FaultHandler } from './fault-server.js';
+import { page } from './site-server.js';
 
 /** 100 MiB: the size of the streamed huge bodies. */
 export const HUGE = 100 * 1024 * 1024;
@@ -39,11 +40,6 @@ export function responseHead(status: string, lines: string[]): string {
   return `HTTP/1.1 ${status}\r\n${lines.map((l) => l + '\r\n').join('')}\r\n`;
 }
 
-/** A small HTML page linking to `links`, one per line. */
-export function html(title: string, links: string[] = [], extra = ''): string {
-  return `<html><head><title>${title}</title></head><body>\n${links.map((l) => `<a href="${l}">${l}</a>`).join('\n')}\n${extra}</body></html>\n`;
-}
-
 /** Every byte value, then a link, then invalid UTF-8: a page that is not text. */
 export const BINARY_HTML = Buffer.concat([
   Buffer.from('<html><body>\n'),
@@ -68,7 +64,7 @@ export const RANDOM_BYTES = (() => {
 })();
 
 /** The final page after the 1xx responses. */
-export const INTERIM_FINAL = html('final after 1xx', ['/good/after-interim']);
+export const INTERIM_FINAL = page('final after 1xx', ['/good/after-interim']);
 /** The declared body of length-under, and what follows it on the wire. */
 export const SHORT_BODY = '<html><body>short</body></html>\n';
 export const SMUGGLED =
@@ -245,7 +241,7 @@ export const FAULTS: Record<string, { what: string; handle: FaultHandler }> = {
     what: '/f/relative-redirect/from answers 302 with the relative Location "target" (so /f/relative-redirect/target)',
     handle: (c) => {
       if (c.req.target.endsWith('/target')) {
-        const body = html('relative redirect target', ['/good/relative-redirect-2']);
+        const body = page('relative redirect target', ['/good/relative-redirect-2']);
         c.write(responseHead('200 OK', [HTML_TYPE, `Content-Length: ${body.length}`]) + body);
       } else c.write(responseHead('302 Found', ['Location: target', 'Content-Length: 0']));
       c.keepReading();
@@ -283,9 +279,9 @@ export const FAULTS: Record<string, { what: string; handle: FaultHandler }> = {
  * URL that grows forever), `/calendar?page=N` to `?page=N+1`.
  */
 export function trapPage(target: string): string | undefined {
-  if (target.startsWith('/trap/')) return html(`trap ${target}`, ['a/']);
-  if (target.startsWith('/long/')) return html('long', [`${'x'.repeat(99)}/`]);
+  if (target.startsWith('/trap/')) return page(`trap ${target}`, ['a/']);
+  if (target.startsWith('/long/')) return page('long', [`${'x'.repeat(99)}/`]);
   const cal = /^\/calendar\?page=(\d+)$/.exec(target);
-  if (cal !== null) return html(`calendar ${cal[1]}`, [`?page=${Number(cal[1]) + 1}`]);
+  if (cal !== null) return page(`calendar ${cal[1]}`, [`?page=${Number(cal[1]) + 1}`]);
   return undefined;
 }

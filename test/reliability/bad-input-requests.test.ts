@@ -23,10 +23,10 @@ import { isCrawlerError } from '../../src/errors.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
 import { parseLog } from '../helpers/cs50-log.js';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
-import { html } from '../helpers/http-faults.js';
 import { khLinks, khPages } from '../helpers/kh-harness.js';
 import { numberedFiles, readPages } from '../helpers/page-files.js';
 import { requestFromHead, requestHeadProblem, type FaultRequest } from '../helpers/request-heads.js';
+import { page } from '../helpers/site-server.js';
 import { runMeasured, type MeasuredRun } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -198,7 +198,7 @@ before(async () => {
   srv = await startFaultServer();
   srv.page('/start-kh', hostilePage(srv.port));
   srv.page('/start-crawler', hostilePage(srv.port));
-  srv.page('/good.html', html('good'));
+  srv.page('/good.html', page('good'));
   crDir = temp();
   [kh, cr] = await Promise.all([
     runMeasured('KeywordHunter', [srv.url('/start-kh'), 'NO-SUCH-KEYWORD'], { timeoutMs: 30_000 }),
@@ -327,7 +327,7 @@ describe('hostile links cannot break the programs\' line-oriented output', () =>
         async () => {
       const own = await startFaultServer();
       try {
-        own.page('/start', html('start'));
+        own.page('/start', page('start'));
         const dir = temp('bad-input-ua-');
         const r = await runMeasured('crawler', ['--delay', '0', '--user-agent', 'evil\r\nX-Injected: 1', own.url('/start'), dir, '1']);
         assert.equal(r.code, 1);
@@ -364,8 +364,8 @@ describe('IDN hosts end to end (private mount namespace with its own /etc/hosts)
   test('KeywordHunter: http://bücher.localhost:PORT/ is requested with Host: xn--bcher-kva.localhost:PORT; PAGE prints the host as written', { skip: why }, async () => {
     const own = await startFaultServer();
     try {
-      own.page('/idn.html', html('idn', [`http://B\u00dcCHER.localhost:${own.port}/second.html`]));
-      own.page('/second.html', html('second'));
+      own.page('/idn.html', page('idn', [`http://B\u00dcCHER.localhost:${own.port}/second.html`]));
+      own.page('/second.html', page('second'));
       const r = await runMeasured('KeywordHunter', [`http://b\u00fccher.localhost:${own.port}/idn.html`, 'NO-SUCH-KEYWORD'], { wrap, timeoutMs: 30_000 });
       assert.equal(r.code, 0, r.stderr);
       const pages = khPages(r.stdout);
@@ -384,8 +384,8 @@ describe('IDN hosts end to end (private mount namespace with its own /etc/hosts)
   test('crawler: an IDN seed is crawled under its punycode name, Host in punycode', { skip: why }, async () => {
     const own = await startFaultServer();
     try {
-      own.page('/idn.html', html('idn', ['/second.html']));
-      own.page('/second.html', html('second'));
+      own.page('/idn.html', page('idn', ['/second.html']));
+      own.page('/second.html', page('second'));
       const dir = temp('bad-input-idn-');
       const r = await runMeasured('crawler', ['--delay', '0', `http://b\u00fccher.localhost:${own.port}/idn.html`, dir, '1'], { wrap, timeoutMs: 30_000 });
       assert.equal(r.code, 0, r.stderr);

@@ -19,8 +19,8 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync,
 import { join } from 'node:path';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { asNobody, freeBytes, isRoot, mountTmpfs } from '../helpers/fs-faults.js';
-import { html } from '../helpers/http-faults.js';
 import { readPages } from '../helpers/page-files.js';
+import { page } from '../helpers/site-server.js';
 import { runMeasured } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -30,7 +30,7 @@ const { temp, mounts } = useTempDirs();
 function chain(srv: FaultServer, n: number, pad: number): Map<string, string> {
   const bodies = new Map<string, string>();
   for (let i = 0; i < n; i++) {
-    const body = html(`c${i}`, i + 1 < n ? [`/c${i + 1}.html`] : [], `<p>${'z'.repeat(pad)}</p>\n`);
+    const body = page(`c${i}`, i + 1 < n ? [`/c${i + 1}.html`] : [], `<p>${'z'.repeat(pad)}</p>\n`);
     srv.page(`/c${i}.html`, body);
     bodies.set(srv.url(`/c${i}.html`), body);
   }

@@ -17,8 +17,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseLog, type LogLine } from '../helpers/cs50-log.js';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
-import { BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, html, HUGE, INTERIM_FINAL, LATIN1_HTML, SHORT_BODY } from '../helpers/http-faults.js';
+import { BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, HUGE, INTERIM_FINAL, LATIN1_HTML, SHORT_BODY } from '../helpers/http-faults.js';
 import { readPages } from '../helpers/page-files.js';
+import { page } from '../helpers/site-server.js';
 import { runMeasured, type MeasuredRun } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -44,11 +45,11 @@ async function crawl(seed: string, depth: number, flags: string[]): Promise<Craw
 /** A start page linking to each of `links`, each followed by a good page of its own. */
 function scene(name: string, links: string[]): { seed: string; good: (link: string) => string } {
   const goodOf = (link: string): string => `/good/${name}${link}`;
-  srv.page(`/start/${name}`, html(`start ${name}`, links.flatMap((l) => [l, goodOf(l)])));
+  srv.page(`/start/${name}`, page(`start ${name}`, links.flatMap((l) => [l, goodOf(l)])));
   for (const l of links) srv.page(goodOf(l), goodBody(goodOf(l)));
   return { seed: srv.url(`/start/${name}`), good: (link) => srv.url(goodOf(link)) };
 }
-const goodBody = (target: string): string => html(`good page ${target}`);
+const goodBody = (target: string): string => page(`good page ${target}`);
 
 function assertRanWell(c: Crawled): void {
   assert.equal(c.r.signal, null, `not killed by the test's timeout (stderr: ${c.r.stderr})`);
@@ -124,7 +125,7 @@ before(async () => {
   runs['faults'] = crawl(faults.seed, 1, FLAGS);
   const dflt = scene('defaults', ['/f/body-chunked-huge/default', '/f/body-close-huge/default', '/f/drip/default']);
   runs['defaults'] = crawl(dflt.seed, 1, ['--delay', '0', '--idle-timeout', '0.5', '--response-timeout', '2']);
-  for (const p of ['/good/after-interim', '/good/binary-html', '/good/latin1']) srv.page(p, html(p));
+  for (const p of ['/good/after-interim', '/good/binary-html', '/good/latin1']) srv.page(p, page(p));
   const odd = scene('odd', ['/f/interim', '/f/relative-redirect/from', '/f/binary-html', '/f/latin1', '/f/length-under']);
   runs['odd'] = crawl(odd.seed, 2, FLAGS);
   // --delay 0.3: the stray bytes (50 ms after the response) reach the client while the connection is idle.
@@ -137,7 +138,7 @@ before(async () => {
   const calendar = scene('calendar', ['/calendar?page=1']);
   runs['calendar'] = crawl(calendar.seed, 10, [...FLAGS, '--max-pages', '5']);
   // Its own server: the fault stops that server listening for a moment.
-  refuseServer.page('/start', html('start', ['/f/refuse-after-reset', '/good']));
+  refuseServer.page('/start', page('start', ['/f/refuse-after-reset', '/good']));
   refuseServer.page('/good', goodBody('/good'));
   // The fault stops the server listening for 1 s and resets the kept-alive connection; the client's
   // retry on a fresh connection follows at once and is refused. --delay 1.5: the good page is

@@ -19,10 +19,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import {
-  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, html, HUGE, INTERIM_FINAL, LATIN1_HTML, RANDOM_BYTES, SHORT_BODY,
+  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, HUGE, INTERIM_FINAL, LATIN1_HTML, RANDOM_BYTES, SHORT_BODY,
 } from '../helpers/http-faults.js';
 import { khLinks, khPages } from '../helpers/kh-harness.js';
 import { refusedPort } from '../helpers/refused-port.js';
+import { page } from '../helpers/site-server.js';
 import { runMeasured, type MeasuredRun } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -48,11 +49,11 @@ async function hunt(start: string, flags: string[]): Promise<Hunted> {
 
 function scene(name: string, links: string[]): string {
   const goodOf = (link: string): string => `/good/${name}${link.startsWith('/') ? link : '/' + encodeURIComponent(link)}`;
-  srv.page(`/start/${name}`, html(`start ${name}`, links.flatMap((l) => [l, goodOf(l)])));
+  srv.page(`/start/${name}`, page(`start ${name}`, links.flatMap((l) => [l, goodOf(l)])));
   for (const l of links) srv.page(goodOf(l), goodBody(goodOf(l)));
   return srv.url(`/start/${name}`);
 }
-const goodBody = (target: string): string => html(`good page ${target}`);
+const goodBody = (target: string): string => page(`good page ${target}`);
 
 function assertRanWell(h: Hunted): void {
   assert.equal(h.r.signal, null, `not killed by the test's timeout (stderr: ${h.r.stderr})`);
@@ -131,7 +132,7 @@ before(async () => {
   runs['defaults'] = hunt(scene('defaults', ['/f/body-chunked-huge/default', '/f/body-close-huge/default', '/f/drip/default']), [
     '--idle-timeout', '0.5', '--response-timeout', '2',
   ]);
-  for (const p of ['/good/after-interim', '/good/binary-html', '/good/latin1']) srv.page(p, html(p));
+  for (const p of ['/good/after-interim', '/good/binary-html', '/good/latin1']) srv.page(p, page(p));
   runs['odd'] = hunt(scene('odd', ['/f/interim', '/f/relative-redirect/from', '/f/binary', '/f/binary-html', '/f/latin1', '/f/length-under']), FLAGS);
   runs['stray'] = hunt(scene('stray', ['/f/length-under-late', '/f/length-under-split']), [...FLAGS, '--delay', '0.3']);
   runs['redirects'] = hunt(scene('redirects', ['/f/redirect-chain/0', '/f/loop-a', '/f/to-ftp']), FLAGS);
