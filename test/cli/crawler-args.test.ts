@@ -7,15 +7,19 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertCleanError, crawl, numberedFiles, pageList, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { assertCleanError, crawl } from '../helpers/crawler-e2e.js';
+import { numberedFiles, pageList } from '../helpers/page-files.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { page, startSite, type SiteServer } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const { temp: tempDir } = useTempDirs('crawler-e2e-');
 
 let site: SiteServer;
 let ext: SiteServer;
-let closedPort = 0;
+let refused = 0;
 
 before(async () => {
   ext = await startSite({ '/x.html': { body: page('x') } }, '127.0.0.2');
@@ -29,16 +33,11 @@ before(async () => {
     '/loop2.html': { status: 301, headers: { location: '/loop.html' } },
     '/moved.html': { status: 308, headers: { location: '/index.html' } },
   });
-  // A port that refuses connections: bind one, then close it.
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-  closedPort = (probe.address() as AddressInfo).port;
-  await new Promise<void>((r) => probe.close(() => r()));
+  refused = await refusedPort();
 });
 
 after(async () => {
   await Promise.all([site.close(), ext.close()]);
-  removeTempDirs();
 });
 
 const seed = (): string => `${site.origin}/index.html`;
@@ -106,9 +105,9 @@ describe('seedURL', { concurrency: true }, () => {
   test('a seed that answers 500: PANIC: cannot crawl, with the status', () =>
     rejects((d) => ['--delay', '0', `${site.origin}/broken.html`, d, '1'], /^crawler: PANIC: cannot crawl .*broken\.html.*500/, false));
   test('a seed whose port refuses connections: PANIC: cannot crawl, says the connection was refused', () =>
-    rejects((d) => ['--delay', '0', `http://127.0.0.1:${closedPort}/index.html`, d, '1'], /^crawler: PANIC: cannot crawl .*ECONNREFUSED/, false));
+    rejects((d) => ['--delay', '0', `http://127.0.0.1:${refused}/index.html`, d, '1'], /^crawler: PANIC: cannot crawl .*ECONNREFUSED/, false));
   test('the same with --ignore-robots: PANIC: cannot crawl, connection refused', () =>
-    rejects((d) => ['--delay', '0', '--ignore-robots', `http://127.0.0.1:${closedPort}/index.html`, d, '1'], /^crawler: PANIC: cannot crawl .*ECONNREFUSED/, false));
+    rejects((d) => ['--delay', '0', '--ignore-robots', `http://127.0.0.1:${refused}/index.html`, d, '1'], /^crawler: PANIC: cannot crawl .*ECONNREFUSED/, false));
   test('a seed that is not HTML (image/png): PANIC: cannot crawl, names the type', () =>
     rejects((d) => ['--delay', '0', `${site.origin}/image.html`, d, '1'], /^crawler: PANIC: cannot crawl .*image\.html.*image\/png/, false));
   test('a seed that redirects to another host: PANIC: cannot crawl, the other host gets no request', async () => {

@@ -7,18 +7,21 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../helpers/conformance.js';
-import { crawl, numberedFiles, pageList, parseLog, readPages, removeTempDirs, tempDir, urlsWith } from '../helpers/crawler-e2e.js';
+import { crawl } from '../helpers/crawler-e2e.js';
+import { parseLog, urlsWith } from '../helpers/cs50-log.js';
+import { numberedFiles, pageList, readPages } from '../helpers/page-files.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 import { MARKER, MARKER_TEXT } from '../../src/sink/tse-pagedir.js';
+import { startProgram } from '../helpers/spawn.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const { temp: tempDir } = useTempDirs('crawler-e2e-');
 
 const sites: SiteServer[] = [];
 after(async () => {
   await Promise.all(sites.map((s) => s.close()));
-  removeTempDirs();
 });
 
 async function serve(routes: Record<string, Route> | Map<string, Route>): Promise<SiteServer> {
@@ -71,8 +74,9 @@ describe('page files', { concurrency: true }, () => {
       ['/big.html', 2, BIG],
     ];
     assert.deepEqual(numberedFiles(dir), ['1', '2', '3', '4', '5']);
+    const files = readPages(dir);
     for (const [i, [path, depth, body]] of want.entries()) {
-      const file = readFileSync(join(dir, String(i + 1)));
+      const file = files[i]!.raw;
       const expected = Buffer.concat([Buffer.from(`${s.origin}${path}\n${depth}\n`), body]);
       assert.ok(file.equals(expected), `file ${i + 1} (${path}): ${file.length} bytes, want ${expected.length}, first difference at ${file.findIndex((b, k) => b !== expected[k])}`);
     }
@@ -204,11 +208,9 @@ describe('SIGINT', () => {
     }
     const s = await serve(routes);
     const dir = tempDir();
-    const child = spawn(join(PROJECT_ROOT, 'crawler'), ['--delay', '0.1', `${s.origin}/index.html`, dir, '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { child, done } = startProgram('crawler', ['--delay', '0.1', `${s.origin}/index.html`, dir, '1'], { timeoutMs: 30_000 });
     let out = '';
-    let err = '';
     let sent = false;
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (!sent && (out.match(/Fetched: /g) ?? []).length >= 4) {
@@ -216,9 +218,7 @@ describe('SIGINT', () => {
         child.kill('SIGINT');
       }
     });
-    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    clearTimeout(killer);
+    const { code, stderr: err } = await done;
     assert.ok(sent, `SIGINT was sent (stdout: ${out})`);
     assert.equal(code, 130, err);
     assert.match(err, /SIGINT/);
@@ -236,7 +236,7 @@ describe('SIGINT', () => {
   test('SIGINT during the politeness wait (--delay 5) stops at once: exit 130 within 2 s, the next page never requested', async () => {
     const s = await serve({ '/index.html': { body: page('index', ['a.html']) }, '/a.html': { body: page('a') } });
     const dir = tempDir();
-    const child = spawn(join(PROJECT_ROOT, 'crawler'), ['--delay', '5', '--ignore-robots', `${s.origin}/index.html`, dir, '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { child, done } = startProgram('crawler', ['--delay', '5', '--ignore-robots', `${s.origin}/index.html`, dir, '1'], { timeoutMs: 20_000 });
     let out = '';
     let sentAt = 0;
     child.stdout.on('data', (d: Buffer) => {
@@ -246,9 +246,7 @@ describe('SIGINT', () => {
         child.kill('SIGINT');
       }
     });
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    clearTimeout(killer);
+    const { code } = await done;
     const took = (performance.now() - sentAt) / 1000;
     assert.equal(code, 130);
     assert.ok(took < 2, `stopped ${took.toFixed(2)} s after SIGINT`);

@@ -12,8 +12,13 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { conformancePath, missingReason } from '../helpers/conformance.js';
-import { crawl, cs50Line, pageList, parseLog, readPages, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { crawl } from '../helpers/crawler-e2e.js';
+import { cs50Line, parseLog } from '../helpers/cs50-log.js';
+import { pageList, readPages } from '../helpers/page-files.js';
 import { startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const { temp: tempDir } = useTempDirs('crawler-e2e-');
 
 interface Expected {
   seed: string;
@@ -41,7 +46,6 @@ before(async () => {
 
 after(async () => {
   await site?.close();
-  removeTempDirs();
 });
 
 describe('CS50 letters site, every maxDepth 0 to 10', { concurrency: true, skip }, () => {

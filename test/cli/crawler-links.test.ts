@@ -9,8 +9,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertDenseIds, crawl, cs50Line, pageList, parseLog, readPages, removeTempDirs, tempDir, urlsWith } from '../helpers/crawler-e2e.js';
+import { crawl } from '../helpers/crawler-e2e.js';
+import { cs50Line, parseLog, urlsWith } from '../helpers/cs50-log.js';
+import { assertDenseIds, pageList, readPages } from '../helpers/page-files.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const { temp: tempDir } = useTempDirs('crawler-e2e-');
 
 let site: SiteServer;
 let extPort: SiteServer; // same address, another port
@@ -131,7 +136,6 @@ before(async () => {
 
 after(async () => {
   await Promise.all([site, extPort, extAddr].map((s) => s.close()));
-  removeTempDirs();
 });
 
 const seed = (): string => `${O}/links/index.html`;

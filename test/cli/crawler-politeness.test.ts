@@ -8,13 +8,17 @@
 import { after, describe, test } from 'node:test';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import assert from 'node:assert/strict';
-import { assertCleanError, crawl, cs50Line, numberedFiles, pageList, parseLog, removeTempDirs, tempDir, urlsWith } from '../helpers/crawler-e2e.js';
+import { assertCleanError, crawl } from '../helpers/crawler-e2e.js';
+import { cs50Line, parseLog, urlsWith } from '../helpers/cs50-log.js';
+import { numberedFiles, pageList } from '../helpers/page-files.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const { temp: tempDir } = useTempDirs('crawler-e2e-');
 
 const sites: SiteServer[] = [];
 after(async () => {
   await Promise.all(sites.map((s) => s.close()));
-  removeTempDirs();
 });
 
 /** A site: /index.html linking to `links`, each a small page, and the given robots.txt route. */

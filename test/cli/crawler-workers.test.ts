@@ -7,23 +7,25 @@
  * request starts to one host closer than the delay, even when a worker is
  * killed with SIGKILL in the middle of a fetch.
  */
-import { after, describe, test, type TestContext } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PROJECT_ROOT } from '../helpers/conformance.js';
-import { crawl, readPages, removeTempDirs, tempDir } from '../helpers/crawler-e2e.js';
+import { crawl } from '../helpers/crawler-e2e.js';
+import { readPages } from '../helpers/page-files.js';
 import { freshDatabase, pgSkipReason } from '../helpers/postgres.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { startProgram, type StartedProgram } from '../helpers/spawn.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const { temp: tempDir } = useTempDirs('crawler-e2e-');
 
 const HOSTS = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
 const DELAY = 0.2;
 const PAGES = 5; // per host: /p0.html .. /p4.html
 const HANG = '/hang.html'; // on the second host: the first request to it never gets an answer
-
-after(removeTempDirs);
 
 interface Hosts {
   sites: SiteServer[];
@@ -79,18 +81,8 @@ async function startHosts(): Promise<Hosts> {
   return hosts;
 }
 
-function startWorker(args: string[], agent: string): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> } {
-  const child = spawn(join(PROJECT_ROOT, 'crawler'), ['--user-agent', agent, '--quiet', ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stderr });
-    }),
-  );
-  return { child, done };
+function startWorker(args: string[], agent: string): StartedProgram {
+  return startProgram('crawler', ['--user-agent', agent, '--quiet', ...args], { timeoutMs: 60_000 });
 }
 
 /** Every page file across the directories: each reachable URL once, IDs 1..N, no temporary file. */
@@ -240,13 +232,14 @@ describe('crawler --frontier sqlite:FILE: workers on one machine', () => {
     const hosts = await startHosts();
     t.after(() => Promise.all(hosts.sites.map((s) => s.close())));
     const dir = tempDir();
+    const refused = await refusedPort();
     const cases: Array<[string[], RegExp]> = [
       [['--frontier', 'mysql://h/db'], /--frontier must be postgresql:\/\/USER@HOST:PORT\/DB or sqlite:FILE, got "mysql:\/\/h\/db"/],
       [['--frontier', `sqlite:${join(dir, 'f.db')}`, '--resume'], /--resume does not go with --frontier/],
       [['--strict-bfs'], /--strict-bfs goes with --frontier/],
       [['--frontier', `sqlite:${join(dir, 'f.db')}`, '--lease', '0'], /--lease must be more than 0 seconds/],
       [['--frontier', `sqlite:${join(dir, 'no-such-dir', 'f.db')}`], /cannot open the frontier .*no-such-dir/],
-      [['--frontier', 'postgresql://nobody:secret@127.0.0.1:1/none'], /^crawler: frontier database postgresql:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: /],
+      [['--frontier', `postgresql://nobody:secret@127.0.0.1:${refused}/none`], new RegExp(`^crawler: frontier database postgresql://nobody:\\*\\*\\*@127\\.0\\.0\\.1:${refused}/none: `)],
     ];
     for (const [flags, message] of cases) {
       const r = await crawl([...flags, hosts.seed, dir, '1']);

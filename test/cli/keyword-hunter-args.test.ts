@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertOutput, FOUND, kh, NOT_FOUND, PAGE, removeTempDirs } from '../helpers/kh-harness.js';
+import { assertOutput, FOUND, kh, NOT_FOUND, PAGE } from '../helpers/kh-harness.js';
 import { startSite, type SiteServer } from '../helpers/site-server.js';
 
 let S: SiteServer;
@@ -20,7 +20,6 @@ before(async () => {
 });
 after(async () => {
   await S.close();
-  removeTempDirs();
 });
 
 /** Exit 1, a usage message on stderr, nothing on stdout. */

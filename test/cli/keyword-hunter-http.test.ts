@@ -9,9 +9,13 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, refusedPort, removeTempDirs, tempDir } from '../helpers/kh-harness.js';
+import { assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE } from '../helpers/kh-harness.js';
 import { answer, ok, redirect, startRawSite, type RawRoute, type RawSite } from '../helpers/kh-raw.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { page } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const { temp: tempDir } = useTempDirs('kh-e2e-');
 
 const servers: Array<{ close(): Promise<void> }> = [];
 async function raw(routes: Record<string, RawRoute>, host?: string): Promise<RawSite> {
@@ -21,7 +25,6 @@ async function raw(routes: Record<string, RawRoute>, host?: string): Promise<Raw
 }
 after(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  removeTempDirs();
 });
 
 const saved = (dir: string, name: string): string => readFileSync(join(dir, name), 'latin1');

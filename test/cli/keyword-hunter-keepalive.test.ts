@@ -5,7 +5,7 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, removeTempDirs } from '../helpers/kh-harness.js';
+import { assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE } from '../helpers/kh-harness.js';
 import { NOT_FOUND_ANSWER, ok, startRawSite, type RawRoute, type RawScript, type RawSite } from '../helpers/kh-raw.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
@@ -22,7 +22,6 @@ async function raw(routes: Record<string, RawRoute>): Promise<RawSite> {
 }
 after(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  removeTempDirs();
 });
 
 const FIVE = ['/p1.html', '/p2.html', '/p3.html', '/p4.html', '/p5.html'];

@@ -5,9 +5,8 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, removeTempDirs } from '../helpers/kh-harness.js';
-import { startTlsSite, type TlsSite } from '../helpers/kh-tls.js';
-import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { as, assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE } from '../helpers/kh-harness.js';
+import { page, startSite, startTlsSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
 const servers: Array<{ close(): Promise<void> }> = [];
 async function site(routes: Record<string, Route> | Map<string, Route>, host?: string): Promise<SiteServer> {
@@ -15,14 +14,13 @@ async function site(routes: Record<string, Route> | Map<string, Route>, host?: s
   servers.push(s);
   return s;
 }
-async function tlsSite(routes: Record<string, Route>): Promise<TlsSite> {
+async function tlsSite(routes: Record<string, Route>): Promise<SiteServer> {
   const s = await startTlsSite(routes);
   servers.push(s);
   return s;
 }
 after(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  removeTempDirs();
 });
 
 describe('KeywordHunter links', { concurrency: true }, () => {

@@ -9,9 +9,12 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, removeTempDirs, tempDir } from '../helpers/kh-harness.js';
+import { assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE } from '../helpers/kh-harness.js';
 import { startRawSite } from '../helpers/kh-raw.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const { temp: tempDir } = useTempDirs('kh-e2e-');
 
 const servers: Array<{ close(): Promise<void> }> = [];
 async function site(routes: Record<string, Route>): Promise<SiteServer> {
@@ -21,7 +24,6 @@ async function site(routes: Record<string, Route>): Promise<SiteServer> {
 }
 after(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  removeTempDirs();
 });
 
 /** name -> contents of every entry of `dir` (all must be regular files). */

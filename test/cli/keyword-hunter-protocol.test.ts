@@ -6,8 +6,9 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { as, assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, refusedPort, removeTempDirs, sleep, spawnKh } from '../helpers/kh-harness.js';
+import { as, assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, sleep, spawnKh } from '../helpers/kh-harness.js';
 import { startRawSite } from '../helpers/kh-raw.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { page, startSite, type SiteServer } from '../helpers/site-server.js';
 
 const servers: Array<{ close(): Promise<void> }> = [];
@@ -18,7 +19,6 @@ async function site(routes: Parameters<typeof startSite>[0], host?: string): Pro
 }
 after(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  removeTempDirs();
 });
 
 /** The spec's example, on three loopback hosts: B "www.google.com" (localhost), A "www.MyPhotos.com" (127.0.0.1), C "www.cnn.com" (127.0.0.2). */

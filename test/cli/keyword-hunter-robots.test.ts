@@ -6,8 +6,9 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE, refusedPort, removeTempDirs } from '../helpers/kh-harness.js';
+import { assertOutput, FOUND, kh, LINK, NOT_FOUND, PAGE } from '../helpers/kh-harness.js';
 import { ok, startRawSite } from '../helpers/kh-raw.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
 const servers: Array<{ close(): Promise<void> }> = [];
@@ -18,7 +19,6 @@ async function site(routes: Record<string, Route> | Map<string, Route>, host?: s
 }
 after(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  removeTempDirs();
 });
 
 const robots = (text: string): Route => ({ headers: { 'content-type': 'text/plain' }, body: text });

@@ -8,6 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { refusedPort } from '../helpers/refused-port.js';
 import { runProgram } from '../helpers/spawn.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
@@ -67,7 +68,7 @@ test('4 hosts with Crawl-delay 0.5 s: --concurrency 4 takes at most 1.3x the ide
 });
 
 test('--connections-per-host above 1 is refused unless --delay is 0', async () => {
-  const r = await runProgram('KeywordHunter', ['--connections-per-host', '2', '--delay', '0.1', 'http://127.0.0.1:9/', 'k']);
+  const r = await runProgram('KeywordHunter', ['--connections-per-host', '2', '--delay', '0.1', `http://127.0.0.1:${await refusedPort()}/`, 'k']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /only allowed with --delay 0/);
   assert.equal(r.stdout, '');

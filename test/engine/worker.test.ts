@@ -17,7 +17,7 @@ import { HttpClient } from '../../src/http/client.js';
 import { CRAWLER_FAILURE_POLICY, rulesFromAnswer, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES } from '../../src/robots/policy.js';
 import { TsePageDirectory } from '../../src/sink/tse-pagedir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
-import { readPages } from '../helpers/crawler-e2e.js';
+import { readPages } from '../helpers/page-files.js';
 import { page, startSite, type SiteServer } from '../helpers/site-server.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 

@@ -6,23 +6,15 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MemoryFrontier } from '../../src/frontier/memory-store.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-store.js';
 import type { FrontierEntry, FrontierStore } from '../../src/frontier/store.js';
 import { isCrawlerError } from '../../src/errors.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const e = (key: string, depth: number): FrontierEntry => ({ key, url: key, depth });
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'frontier-'));
-  dirs.push(d);
-  return d;
-}
-process.on('exit', () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const { temp: tempDir } = useTempDirs('frontier-');
 
 const stores: Array<[string, () => FrontierStore]> = [
   ['memory', () => new MemoryFrontier()],

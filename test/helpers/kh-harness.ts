@@ -2,18 +2,13 @@
  * Helpers for the end-to-end tests of ./KeywordHunter
  * (test/cli/keyword-hunter-*.test.ts): the four protocol lines written out
  * independently of src/cli/keyword-hunter.ts (so the tests never reuse the
- * formatter they check), whole-stdout assertions, temporary directories, a
- * port nobody listens on, and a live run whose stdout is read line by line
- * while the program is still running.
+ * formatter they check) and their parsers, whole-stdout assertions, and a
+ * live run whose stdout is read line by line while the program is still
+ * running. Temporary directories come from temp-dirs.ts, a refused port from
+ * refused-port.ts.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { PROJECT_ROOT } from './conformance.js';
-import { runProgram, type RunResult } from './spawn.js';
+import { runProgram, startProgram, type RunResult } from './spawn.js';
 
 /** Where a line's host and port fields come from: a server, or a host alias of one. */
 export interface Where {
@@ -39,6 +34,28 @@ export function FOUND(w: Where, respath: string, line: string): string {
 }
 
 export const NOT_FOUND = 'NOT_FOUND_KEYWORD:';
+
+/** KeywordHunter's PAGE lines: respath and status, in order. */
+export function khPages(stdout: string, port?: number): Array<{ respath: string; status: number; host: string; port: number }> {
+  const out = [];
+  for (const line of stdout.split('\n')) {
+    const m = /^PAGE:host=([^;]*);port=(\d+);respath=(.*);status=(\d+)$/.exec(line);
+    if (m === null) continue;
+    if (port !== undefined && Number(m[2]) !== port) continue;
+    out.push({ host: m[1] as string, port: Number(m[2]), respath: m[3] as string, status: Number(m[4]) });
+  }
+  return out;
+}
+
+/** KeywordHunter's LINK lines. */
+export function khLinks(stdout: string): Array<{ host: string; port: number; respath: string; action: string }> {
+  const out = [];
+  for (const line of stdout.split('\n')) {
+    const m = /^LINK:host=([^;]*);port=(\d+);respath=(.*);action=([a-z_]+)$/.exec(line);
+    if (m !== null) out.push({ host: m[1] as string, port: Number(m[2]), respath: m[3] as string, action: m[4] as string });
+  }
+  return out;
+}
 
 /** The same server under another host name (e.g. `localhost` for a server on 127.0.0.1). */
 export function as(host: string, w: Where): Where {
@@ -73,39 +90,6 @@ export function kh(args: string[], options: { timeoutMs?: number; cwd?: string }
   return runProgram('KeywordHunter', args, { timeoutMs: options.timeoutMs ?? 20_000, ...(options.cwd ? { cwd: options.cwd } : {}) });
 }
 
-const made: string[] = [];
-
-/** A fresh, empty directory; removed by `removeTempDirs`. */
-export function tempDir(prefix = 'kh-e2e-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  made.push(d);
-  return d;
-}
-
-export function removeTempDirs(): void {
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
-}
-
-/**
- * A loopback port that nobody listens on (connecting is refused): the first
- * refused port below 1024. Never a released ephemeral port, which the kernel
- * may hand to the next listen(0) of this or another test process.
- */
-export async function refusedPort(host = '127.0.0.1'): Promise<number> {
-  for (let port = 1; port < 1024; port++) {
-    const refused = await new Promise<boolean>((resolve) => {
-      const s = connect({ host, port });
-      s.once('connect', () => {
-        s.destroy();
-        resolve(false);
-      });
-      s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
-    });
-    if (refused) return port;
-  }
-  throw new Error(`no refused port below 1024 on ${host}`);
-}
-
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A running KeywordHunter whose stdout is read through a pipe as it comes. */
@@ -120,40 +104,29 @@ export interface LiveRun {
 }
 
 export function spawnKh(args: string[]): LiveRun {
-  const child = spawn(join(PROJECT_ROOT, 'KeywordHunter'), args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = startProgram('KeywordHunter', args, { timeoutMs: 20_000 });
   const lines: string[] = [];
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
   let partial = '';
   let exited = false;
   const waiters = new Set<() => void>();
   const wake = (): void => {
     for (const w of [...waiters]) w();
   };
-  child.stdout.on('data', (d: Buffer) => {
-    out.push(d);
+  run.child.stdout.on('data', (d: Buffer) => {
     partial += d.toString('utf8');
     const parts = partial.split('\n');
     partial = parts.pop() as string;
     lines.push(...parts);
     wake();
   });
-  child.stderr.on('data', (d: Buffer) => err.push(d));
-  const done = new Promise<RunResult>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      exited = true;
-      wake();
-      const stdoutBytes = Buffer.concat(out);
-      resolve({ code, signal, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
-    });
+  const done = run.done.finally(() => {
+    exited = true;
+    wake();
   });
-  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  void done.then(() => clearTimeout(killer));
   return {
     lines,
     done,
-    kill: () => child.kill('SIGKILL'),
+    kill: () => run.child.kill('SIGKILL'),
     waitForLine(pred, timeoutMs = 10_000) {
       return new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -166,7 +139,7 @@ export function spawnKh(args: string[]): LiveRun {
             clearTimeout(timer);
             waiters.delete(check);
             if (hit !== undefined) resolve(hit);
-            else reject(new Error(`exited without a matching line; stdout: ${JSON.stringify(lines)}; stderr: ${Buffer.concat(err).toString('utf8')}`));
+            else reject(new Error(`exited without a matching line; stdout: ${JSON.stringify(lines)}; stderr: ${run.stderr()}`));
           }
         };
         waiters.add(check);

@@ -1,9 +1,11 @@
 /**
  * A raw node:net server for HTTP edge cases: each connection is handed to a
  * script that writes literal bytes (or misbehaves: resets, stalls, drips).
- * Records what each connection received.
+ * Records what each connection received. Listens and closes through
+ * server-base.ts.
  */
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
+import { listen } from './server-base.js';
 
 export interface RawConnection {
   socket: Socket;
@@ -28,11 +30,7 @@ export type RawHandler = (conn: RawConnection) => void | Promise<void>;
 /** Starts a raw server; `handler` runs once per accepted connection. */
 export async function startRaw(handler: RawHandler, host = '127.0.0.1'): Promise<RawServer> {
   const connections: RawConnection[] = [];
-  const sockets = new Set<Socket>();
   const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
     let buf = Buffer.alloc(0);
     let consumed = 0;
     const waiters: Array<() => void> = [];
@@ -65,18 +63,13 @@ export async function startRaw(handler: RawHandler, host = '127.0.0.1'): Promise
     connections.push(conn);
     void Promise.resolve(handler(conn)).catch(() => socket.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
-  const port = (server.address() as AddressInfo).port;
+  const listening = await listen(server, { host });
   return {
     server,
     host,
-    port,
-    origin: `http://${host}:${port}`,
+    port: listening.port,
+    origin: `http://${host}:${listening.port}`,
     connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: listening.close,
   };
 }

@@ -1,11 +1,20 @@
 /**
- * A small HTTP server for tests, on loopback: serves a map of routes, counts
- * TCP connections, and records every request (path, headers, arrival time,
- * connection number) so tests can check politeness and keep-alive at the
- * server. Tests may use node:http here; only the crawl path may not.
+ * A small HTTP (or HTTPS) server for tests, on loopback: serves a map of
+ * routes, counts connections, and records every request (path, headers,
+ * arrival time, connection number) so tests can check politeness and
+ * keep-alive at the server. Listens and closes through server-base.ts.
+ * Tests may use node:http and node:https here; only the crawl path may not.
+ *
+ * startTlsSite serves over TLS with the committed self-signed certificate
+ * in test/fixtures/kh-tls/ (valid for 100 years, for localhost and
+ * 127.0.0.1): KeywordHunter must be run with --insecure to accept it.
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from './conformance.js';
+import { listen } from './server-base.js';
 
 export interface Route {
   status?: number;
@@ -26,34 +35,40 @@ export interface RecordedRequest {
 }
 
 export interface SiteServer {
-  server: Server;
+  server: Server | TlsServer;
   host: string;
   port: number;
-  /** `http://host:port` */
+  /** `http://host:port` (`https:` over TLS) */
   origin: string;
   requests: RecordedRequest[];
-  connections: number;
+  /** Connections accepted (over TLS: handshakes completed). */
+  readonly connections: number;
   routes: Map<string, Route>;
   /** Paths requested, in order. */
   paths(): string[];
   close(): Promise<void>;
 }
 
-/** Starts a server on `host` (default 127.0.0.1) and a free port. Unknown paths answer 404. */
-export async function startSite(routes: Record<string, Route> | Map<string, Route>, host = '127.0.0.1', port = 0): Promise<SiteServer> {
+/** The self-signed test certificate and its key. */
+export const TLS_FIXTURE_DIR = join(PROJECT_ROOT, 'test', 'fixtures', 'kh-tls');
+
+/** Starts a server on `host` (default 127.0.0.1) and `port` (default a free one). Unknown paths answer 404. */
+export async function startSite(
+  routes: Record<string, Route> | Map<string, Route>,
+  host = '127.0.0.1',
+  port = 0,
+  options: { tls?: boolean } = {},
+): Promise<SiteServer> {
   const table = routes instanceof Map ? routes : new Map(Object.entries(routes));
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
-  const connIds = new WeakMap<Socket, number>();
-  let connections = 0;
-  const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     requests.push({
       method: req.method ?? '',
       path: req.url ?? '',
       headers: req.headers,
       rawHeaders: req.rawHeaders,
       at: performance.now(),
-      connection: connIds.get(req.socket) ?? -1,
+      connection: listening.connectionOf(req.socket) ?? -1,
     });
     const route = table.get(req.url ?? '');
     if (route === undefined) {
@@ -67,36 +82,34 @@ export async function startSite(routes: Record<string, Route> | Map<string, Rout
     }
     res.writeHead(route.status ?? 200, { 'content-type': 'text/html', ...route.headers });
     res.end(route.body ?? '');
-  });
-  server.on('connection', (s: Socket) => {
-    connections++;
-    connIds.set(s, connections);
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const site: SiteServer = {
+  };
+  const server =
+    options.tls === true
+      ? createTlsServer(
+          { key: readFileSync(join(TLS_FIXTURE_DIR, 'key.pem')), cert: readFileSync(join(TLS_FIXTURE_DIR, 'cert.pem')), keepAliveTimeout: 5000 },
+          answer,
+        )
+      : createServer({ keepAliveTimeout: 5000 }, answer);
+  if (options.tls === true) server.on('tlsClientError', () => undefined);
+  const listening = await listen(server, { host, port, countOn: options.tls === true ? 'secureConnection' : 'connection' });
+  return {
     server,
     host,
-    port: addr.port,
-    origin: `http://${host}:${addr.port}`,
+    port: listening.port,
+    origin: `${options.tls === true ? 'https' : 'http'}://${host}:${listening.port}`,
     requests,
     get connections() {
-      return connections;
+      return listening.connections;
     },
     routes: table,
     paths: () => requests.map((r) => r.path),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: listening.close,
   };
-  return site;
+}
+
+/** startSite over TLS, with the self-signed test certificate. */
+export function startTlsSite(routes: Record<string, Route> | Map<string, Route>, host = '127.0.0.1'): Promise<SiteServer> {
+  return startSite(routes, host, 0, { tls: true });
 }
 
 /** An HTML page linking to `links` (double-quoted `<a href>`, one per line). */

@@ -16,17 +16,20 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildRequest } from '../../src/http/request.js';
 import { encodeTarget } from '../../src/url/request-target.js';
 import { isCrawlerError } from '../../src/errors.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
-import {
-  html, khLinks, khPages, parseCrawlerLog, readPageFiles, requestFromHead, requestHeadProblem, runMeasured, startFaultServer,
-  type FaultRequest, type FaultServer, type MeasuredRun,
-} from '../helpers/fault-server.js';
+import { parseLog } from '../helpers/cs50-log.js';
+import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { khLinks, khPages } from '../helpers/kh-harness.js';
+import { numberedFiles, readPages } from '../helpers/page-files.js';
+import { requestFromHead, requestHeadProblem, type FaultRequest } from '../helpers/request-heads.js';
+import { page } from '../helpers/site-server.js';
+import { runMeasured, type MeasuredRun } from '../helpers/spawn.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const STANDARD_FIELDS = ['Host', 'User-Agent', 'Accept', 'Accept-Encoding', 'Connection'];
 
@@ -182,7 +185,7 @@ function badLinks(port: number): string[] {
 }
 
 let srv: FaultServer;
-const dirs: string[] = [];
+const { temp } = useTempDirs('bad-input-');
 let kh: MeasuredRun;
 let cr: MeasuredRun;
 let crDir: string;
@@ -196,9 +199,8 @@ before(async () => {
   srv = await startFaultServer();
   srv.page('/start-kh', hostilePage(srv.port));
   srv.page('/start-crawler', hostilePage(srv.port));
-  srv.page('/good.html', html('good'));
-  crDir = mkdtempSync(join(tmpdir(), 'bad-input-'));
-  dirs.push(crDir);
+  srv.page('/good.html', page('good'));
+  crDir = temp();
   [kh, cr] = await Promise.all([
     runMeasured('KeywordHunter', [srv.url('/start-kh'), 'NO-SUCH-KEYWORD'], { timeoutMs: 30_000 }),
     runMeasured('crawler', ['--delay', '0', srv.url('/start-crawler'), crDir, '1'], { timeoutMs: 30_000 }),
@@ -206,7 +208,6 @@ before(async () => {
 });
 after(async () => {
   await srv.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 function assertServerSawOnlyCleanRequests(): void {
@@ -230,7 +231,7 @@ describe('end to end: hostile links through KeywordHunter and crawler', () => {
     assert.ok(kh.stdout.endsWith('NOT_FOUND_KEYWORD:\n'));
     assert.ok(khPages(kh.stdout).some((p) => p.respath === '/good.html' && p.status === 200), kh.stdout);
     assert.equal(cr.code, 0, cr.stderr);
-    assert.ok(readPageFiles(crDir).some((p) => p.url === srv.url('/good.html')), 'crawler saved the good page');
+    assert.ok(readPages(crDir).some((p) => p.url === srv.url('/good.html')), 'crawler saved the good page');
     for (const r of [kh, cr]) assert.doesNotMatch(r.stderr, /internal error|\n\s+at /);
   });
 
@@ -254,9 +255,8 @@ describe('end to end: hostile links through KeywordHunter and crawler', () => {
     assert.ok(!kh.stdout.includes('secret') && !kh.stderr.includes('secret'), 'KeywordHunter output');
     assert.ok(khLinks(kh.stdout).some((l) => l.respath === '/userinfo.html' && l.host === '127.0.0.1'), kh.stdout);
     assert.ok(!cr.stdout.includes('secret') && !cr.stderr.includes('secret'), 'crawler output');
-    for (const name of readdirSync(crDir)) {
-      if (/^[0-9]+$/.test(name)) assert.ok(!readFileSync(join(crDir, name)).subarray(0, 200).toString('latin1').split('\n')[0]!.includes('secret'), `page file ${name}: URL line`);
-    }
+    assert.deepEqual(numberedFiles(crDir), readPages(crDir).map((p) => String(p.id)), 'every numbered file is a page file');
+    for (const p of readPages(crDir)) assert.ok(!p.url.includes('secret'), `page file ${p.id}: URL line`);
   });
 
   test('KeywordHunter: each unrequestable link (port 0, > 65535, no host, bad host, too long) gets no LINK line and a note on stderr', () => {
@@ -294,12 +294,11 @@ describe('hostile links cannot break the programs\' line-oriented output', () =>
       try {
         // The LF survives entity decoding; the port makes the link unusable, so the raw text is printed.
         own.page('/start', `<html><body><a href="http://x:99999/&#10; 0    Fetched: http://forged.example/">x</a></body></html>\n`);
-        const dir = mkdtempSync(join(tmpdir(), 'bad-input-log-'));
-        dirs.push(dir);
+        const dir = temp('bad-input-log-');
         const r = await runMeasured('crawler', ['--delay', '0', own.url('/start'), dir, '1']);
         assert.equal(r.code, 0, r.stderr);
         assert.ok(!r.stdout.split('\n').some((l) => l.includes('Fetched: http://forged.example/') && l.startsWith(' 0    Fetched')), 'no forged Fetched line');
-        parseCrawlerLog(r.stdout); // every line is one CS50 line
+        parseLog(r.stdout); // every line is one CS50 line
       } finally {
         await own.close();
       }
@@ -329,9 +328,8 @@ describe('hostile links cannot break the programs\' line-oriented output', () =>
         async () => {
       const own = await startFaultServer();
       try {
-        own.page('/start', html('start'));
-        const dir = mkdtempSync(join(tmpdir(), 'bad-input-ua-'));
-        dirs.push(dir);
+        own.page('/start', page('start'));
+        const dir = temp('bad-input-ua-');
         const r = await runMeasured('crawler', ['--delay', '0', '--user-agent', 'evil\r\nX-Injected: 1', own.url('/start'), dir, '1']);
         assert.equal(r.code, 1);
         assert.equal(own.requests.length, 0, 'no request');
@@ -358,8 +356,7 @@ function idnUnavailable(hostsFile: string): string | undefined {
 }
 
 describe('IDN hosts end to end (private mount namespace with its own /etc/hosts)', () => {
-  const hostsDir = mkdtempSync(join(tmpdir(), 'bad-input-hosts-'));
-  dirs.push(hostsDir);
+  const hostsDir = temp('bad-input-hosts-');
   const hostsFile = join(hostsDir, 'hosts');
   writeFileSync(hostsFile, `127.0.0.1 localhost\n127.0.0.1 ${IDN_HOST}\n`);
   const why = idnUnavailable(hostsFile);
@@ -368,8 +365,8 @@ describe('IDN hosts end to end (private mount namespace with its own /etc/hosts)
   test('KeywordHunter: http://bücher.localhost:PORT/ is requested with Host: xn--bcher-kva.localhost:PORT; PAGE prints the host as written', { skip: why }, async () => {
     const own = await startFaultServer();
     try {
-      own.page('/idn.html', html('idn', [`http://B\u00dcCHER.localhost:${own.port}/second.html`]));
-      own.page('/second.html', html('second'));
+      own.page('/idn.html', page('idn', [`http://B\u00dcCHER.localhost:${own.port}/second.html`]));
+      own.page('/second.html', page('second'));
       const r = await runMeasured('KeywordHunter', [`http://b\u00fccher.localhost:${own.port}/idn.html`, 'NO-SUCH-KEYWORD'], { wrap, timeoutMs: 30_000 });
       assert.equal(r.code, 0, r.stderr);
       const pages = khPages(r.stdout);
@@ -388,13 +385,12 @@ describe('IDN hosts end to end (private mount namespace with its own /etc/hosts)
   test('crawler: an IDN seed is crawled under its punycode name, Host in punycode', { skip: why }, async () => {
     const own = await startFaultServer();
     try {
-      own.page('/idn.html', html('idn', ['/second.html']));
-      own.page('/second.html', html('second'));
-      const dir = mkdtempSync(join(tmpdir(), 'bad-input-idn-'));
-      dirs.push(dir);
+      own.page('/idn.html', page('idn', ['/second.html']));
+      own.page('/second.html', page('second'));
+      const dir = temp('bad-input-idn-');
       const r = await runMeasured('crawler', ['--delay', '0', `http://b\u00fccher.localhost:${own.port}/idn.html`, dir, '1'], { wrap, timeoutMs: 30_000 });
       assert.equal(r.code, 0, r.stderr);
-      assert.deepEqual(readPageFiles(dir).map((p) => p.url), [`http://${IDN_HOST}:${own.port}/idn.html`, `http://${IDN_HOST}:${own.port}/second.html`]);
+      assert.deepEqual(readPages(dir).map((p) => p.url), [`http://${IDN_HOST}:${own.port}/idn.html`, `http://${IDN_HOST}:${own.port}/second.html`]);
       for (const q of own.requests) assert.equal(q.headerLines[0], `Host: ${IDN_HOST}:${own.port}`);
     } finally {
       await own.close();

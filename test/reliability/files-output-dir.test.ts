@@ -23,7 +23,11 @@ import { randomBytes } from 'node:crypto';
 import { isCrawlerError } from '../../src/errors.js';
 import { writeFileAtomic } from '../../src/sink/atomic-file.js';
 import { fileNameForPath, MAX_NAME_BYTES, OutputDirSink } from '../../src/sink/output-dir.js';
-import { asNobody, freeBytes, html, isRoot, khPages, mountTmpfs, runMeasured, startFaultServer } from '../helpers/fault-server.js';
+import { startFaultServer } from '../helpers/fault-server.js';
+import { asNobody, freeBytes, isRoot, mountTmpfs } from '../helpers/fs-faults.js';
+import { khPages } from '../helpers/kh-harness.js';
+import { page } from '../helpers/site-server.js';
+import { runMeasured } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const { temp, mounts } = useTempDirs();
@@ -107,7 +111,7 @@ describe('file names from URLs: always one plain name directly inside OutputDir'
         `/h/${mark}-9.html?x=/../../y`,
         `../../../../h/${mark}-10.html`,
       ];
-      srv.page('/start', html('start', links));
+      srv.page('/start', page('start', links));
       srv.fallback = (target) => (target.startsWith('/h/') ? { body: `BODY ${target}\n` } : undefined);
       const root = temp('files-out-e2e-');
       const out = join(root, 'out');
@@ -138,7 +142,7 @@ describe('OutputDir: planted symlinks are never followed, never replaced', () =>
   test('index.html -> victim, page.html -> absolute victim, new.html -> dangling: victims and links unchanged, pages saved beside them as regular files', async () => {
     const srv = await startFaultServer();
     try {
-      const index = html('index', ['/page.html', '/new.html']);
+      const index = page('index', ['/page.html', '/new.html']);
       srv.page('/', index);
       srv.page('/page.html', 'PAGE\n');
       srv.page('/new.html', 'NEW\n');
@@ -192,7 +196,7 @@ describe('OutputDir: a read-only directory is refused before any request', () =>
   async function expectRefused(out: string, wrap: string[] = []): Promise<void> {
     const srv = await startFaultServer();
     try {
-      srv.page('/', html('index'));
+      srv.page('/', page('index'));
       const r = await runMeasured('KeywordHunter', [srv.url('/'), 'NO-SUCH-KEYWORD', out], { wrap });
       assert.equal(r.code, 1, `exit 1 (stdout: ${r.stdout}, stderr: ${r.stderr})`);
       assert.equal(r.stdout, '', 'no PAGE line: nothing was requested');
@@ -249,7 +253,7 @@ describe('OutputDir: the disk fills up', () => {
     try {
       const bodies: string[] = [];
       for (let i = 0; i < 6; i++) {
-        const body = html(`c${i}`, i < 5 ? [`/c${i + 1}.html`] : [], 'z'.repeat(200 * 1024));
+        const body = page(`c${i}`, i < 5 ? [`/c${i + 1}.html`] : [], 'z'.repeat(200 * 1024));
         bodies.push(body);
         srv.page(`/c${i}.html`, body);
       }

@@ -17,9 +17,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  asNobody, freeBytes, html, isRoot, mountTmpfs, readPageFiles, runMeasured, startFaultServer, type FaultServer,
-} from '../helpers/fault-server.js';
+import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { asNobody, freeBytes, isRoot, mountTmpfs } from '../helpers/fs-faults.js';
+import { readPages } from '../helpers/page-files.js';
+import { page } from '../helpers/site-server.js';
+import { runMeasured } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const { temp, mounts } = useTempDirs();
@@ -28,7 +30,7 @@ const { temp, mounts } = useTempDirs();
 function chain(srv: FaultServer, n: number, pad: number): Map<string, string> {
   const bodies = new Map<string, string>();
   for (let i = 0; i < n; i++) {
-    const body = html(`c${i}`, i + 1 < n ? [`/c${i + 1}.html`] : [], `<p>${'z'.repeat(pad)}</p>\n`);
+    const body = page(`c${i}`, i + 1 < n ? [`/c${i + 1}.html`] : [], `<p>${'z'.repeat(pad)}</p>\n`);
     srv.page(`/c${i}.html`, body);
     bodies.set(srv.url(`/c${i}.html`), body);
   }
@@ -76,7 +78,7 @@ describe('crawler: planted symlinks are replaced, never followed', () => {
       assert.deepEqual(readdirSync(victimDir), [], 'nothing written into the directory behind 2');
       assert.ok(!existsSync(join(root, 'created-through-link')), 'nothing created through the dangling link 3');
       for (const name of ['1', '2', '3', '.crawler']) assert.ok(lstatSync(join(pd, name)).isFile(), `${name} is a regular file now`);
-      const pages = readPageFiles(pd);
+      const pages = readPages(pd);
       assert.deepEqual(pages.map((p) => p.url), [...bodies.keys()]);
       for (const p of pages) assert.equal(p.body.toString('utf8'), bodies.get(p.url));
     } finally {
@@ -159,7 +161,7 @@ describe('crawler: the disk fills up mid-crawl', () => {
       const r = await runMeasured('crawler', args);
       assert.equal(r.code, 1, `exit 1 (stderr: ${r.stderr})`);
       assertCleanOneLineError(r.stderr, /^crawler: cannot write .*\/4: ENOSPC/);
-      const before = readPageFiles(pd);
+      const before = readPages(pd);
       assert.deepEqual(before.map((p) => p.id), [1, 2, 3], 'pages 1 to 3 were saved before the disk was full');
       for (const p of before) assert.equal(p.body.toString('utf8'), bodies.get(p.url), `page ${p.id} intact`);
       assert.deepEqual(readdirSync(pd).filter((n) => n.startsWith('.tmp-')), [], 'no temporary file left');
@@ -169,7 +171,7 @@ describe('crawler: the disk fills up mid-crawl', () => {
       const again = await runMeasured('crawler', ['--resume', ...args]);
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stderr, /resuming: 3 pages saved/);
-      const pages = readPageFiles(pd);
+      const pages = readPages(pd);
       assert.deepEqual(pages.map((p) => `${p.id} ${p.url} ${p.depth}`), [...bodies.keys()].map((u, i) => `${i + 1} ${u} ${i}`), 'exactly the pages of an undisturbed crawl');
       for (const p of pages) assert.equal(p.body.toString('utf8'), bodies.get(p.url), `page ${p.id} intact`);
       assert.deepEqual(readdirSync(pd).filter((n) => n.startsWith('.tmp-')), [], 'no temporary file left');

@@ -15,13 +15,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, HUGE, INTERIM_FINAL, LATIN1_HTML, SHORT_BODY, html, parseCrawlerLog, readPageFiles, runMeasured, startFaultServer,
-  type CrawlerLogLine, type FaultServer, type MeasuredRun,
-} from '../helpers/fault-server.js';
+import { parseLog, type LogLine } from '../helpers/cs50-log.js';
+import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, HUGE, INTERIM_FINAL, LATIN1_HTML, SHORT_BODY } from '../helpers/http-faults.js';
+import { readPages } from '../helpers/page-files.js';
+import { page } from '../helpers/site-server.js';
+import { runMeasured, type MeasuredRun } from '../helpers/spawn.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const FLAGS = ['--delay', '0', ...FAULT_FLAGS];
 const WALL_MS = FAULT_WALL_MS;
@@ -29,28 +29,27 @@ const RSS_BOUND_KIB = FAULT_RSS_BOUND_KIB;
 
 interface Crawled {
   r: MeasuredRun;
-  log: CrawlerLogLine[];
+  log: LogLine[];
   dir: string;
 }
 
-const dirs: string[] = [];
+const { temp } = useTempDirs('hostile-crawler-');
 let srv: FaultServer;
 
 async function crawl(seed: string, depth: number, flags: string[]): Promise<Crawled> {
-  const dir = mkdtempSync(join(tmpdir(), 'hostile-crawler-'));
-  dirs.push(dir);
+  const dir = temp();
   const r = await runMeasured('crawler', [...flags, seed, dir, String(depth)], { timeoutMs: 45_000 });
-  return { r, log: r.signal === null ? parseCrawlerLog(r.stdout) : [], dir };
+  return { r, log: r.signal === null ? parseLog(r.stdout) : [], dir };
 }
 
 /** A start page linking to each of `links`, each followed by a good page of its own. */
 function scene(name: string, links: string[]): { seed: string; good: (link: string) => string } {
   const goodOf = (link: string): string => `/good/${name}${link}`;
-  srv.page(`/start/${name}`, html(`start ${name}`, links.flatMap((l) => [l, goodOf(l)])));
+  srv.page(`/start/${name}`, page(`start ${name}`, links.flatMap((l) => [l, goodOf(l)])));
   for (const l of links) srv.page(goodOf(l), goodBody(goodOf(l)));
   return { seed: srv.url(`/start/${name}`), good: (link) => srv.url(goodOf(link)) };
 }
-const goodBody = (target: string): string => html(`good page ${target}`);
+const goodBody = (target: string): string => page(`good page ${target}`);
 
 function assertRanWell(c: Crawled): void {
   assert.equal(c.r.signal, null, `not killed by the test's timeout (stderr: ${c.r.stderr})`);
@@ -67,7 +66,7 @@ function indexOf(c: Crawled, word: string, url: string): number {
 function assertSaved(c: Crawled, url: string, body: string | Buffer): number {
   const i = indexOf(c, 'Fetched', url);
   assert.ok(i !== -1, `Fetched: ${url}\n${c.r.stdout}`);
-  const saved = readPageFiles(c.dir).filter((p) => p.url === url);
+  const saved = readPages(c.dir).filter((p) => p.url === url);
   assert.equal(saved.length, 1, `one page file for ${url}`);
   assert.deepEqual(saved[0]?.body, Buffer.from(body), `the body of ${url} is saved byte for byte`);
   return i;
@@ -121,12 +120,12 @@ let refuseServer: FaultServer;
 
 before(async () => {
   srv = await startFaultServer();
-  refuseServer = await startFaultServer();
+  refuseServer = await startFaultServer('127.0.0.1', { refusable: true });
   const faults = scene('faults', FAIL_CASES.map((c) => `/f/${c.fault}`));
   runs['faults'] = crawl(faults.seed, 1, FLAGS);
   const dflt = scene('defaults', ['/f/body-chunked-huge/default', '/f/body-close-huge/default', '/f/drip/default']);
   runs['defaults'] = crawl(dflt.seed, 1, ['--delay', '0', '--idle-timeout', '0.5', '--response-timeout', '2']);
-  for (const p of ['/good/after-interim', '/good/binary-html', '/good/latin1']) srv.page(p, html(p));
+  for (const p of ['/good/after-interim', '/good/binary-html', '/good/latin1']) srv.page(p, page(p));
   const odd = scene('odd', ['/f/interim', '/f/relative-redirect/from', '/f/binary-html', '/f/latin1', '/f/length-under']);
   runs['odd'] = crawl(odd.seed, 2, FLAGS);
   // --delay 0.3: the stray bytes (50 ms after the response) reach the client while the connection is idle.
@@ -139,7 +138,7 @@ before(async () => {
   const calendar = scene('calendar', ['/calendar?page=1']);
   runs['calendar'] = crawl(calendar.seed, 10, [...FLAGS, '--max-pages', '5']);
   // Its own server: the fault stops that server listening for a moment.
-  refuseServer.page('/start', html('start', ['/f/refuse-after-reset', '/good']));
+  refuseServer.page('/start', page('start', ['/f/refuse-after-reset', '/good']));
   refuseServer.page('/good', goodBody('/good'));
   // The fault stops the server listening for 1 s and resets the kept-alive connection; the client's
   // retry on a fresh connection follows at once and is refused. --delay 1.5: the good page is
@@ -155,7 +154,6 @@ before(async () => {
 after(async () => {
   await srv.close();
   await refuseServer.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('crawler: each failing page gets a Failed line naming the reason, and the crawl goes on', () => {
@@ -172,7 +170,7 @@ describe('crawler: each failing page gets a Failed line naming the reason, and t
       const i = indexOf(c, 'Failed', url);
       assert.ok(i !== -1, `a Failed line for ${url}\n${c.r.stdout}`);
       assert.match(c.log[i]?.reason ?? '', f.reason);
-      assert.ok(!readPageFiles(c.dir).some((p) => p.url === url), 'no page file for the failed page');
+      assert.ok(!readPages(c.dir).some((p) => p.url === url), 'no page file for the failed page');
       assertGoodAfter(c, srv.url(`/good/faults/f/${f.fault}`), i);
       // The stale-connection retry may send the request once more; never more.
       const tries = requestsFor(`/f/${f.fault}`);
@@ -223,8 +221,8 @@ describe('crawler: responses that are odd but usable', () => {
     const target = srv.url('/f/relative-redirect/target');
     const i = indexOf(c, 'Fetched', target);
     assert.ok(i !== -1, c.r.stdout);
-    assert.ok(!readPageFiles(c.dir).some((p) => p.url === srv.url('/f/relative-redirect/from')), 'not saved under the redirecting URL');
-    assert.equal(readPageFiles(c.dir).filter((p) => p.url === target).length, 1, 'saved under the final URL');
+    assert.ok(!readPages(c.dir).some((p) => p.url === srv.url('/f/relative-redirect/from')), 'not saved under the redirecting URL');
+    assert.equal(readPages(c.dir).filter((p) => p.url === target).length, 1, 'saved under the final URL');
     assertGoodAfter(c, srv.url('/good/odd/f/relative-redirect/from'), i);
   });
 
@@ -327,7 +325,7 @@ describe('crawler: crawler traps are bounded', () => {
     const c = await runs['calendar']!;
     const seen = srv.requests.filter((r) => r.target.startsWith('/calendar') || r.target.includes('/calendar/') || r.target.endsWith('/calendar'));
     assert.ok(seen.length <= 5, `the server saw ${seen.length} page requests: ${seen.map((r) => r.target).join(' ')}`);
-    assert.equal(readPageFiles(c.dir).length, 5, '5 pages saved');
+    assert.equal(readPages(c.dir).length, 5, '5 pages saved');
     assertGoodAfter(c, srv.url('/good/calendar/calendar?page=1'), indexOf(c, 'Fetched', srv.url('/calendar?page=1')));
   });
 });

@@ -15,13 +15,17 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import {
-  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, HUGE, INTERIM_FINAL, LATIN1_HTML, RANDOM_BYTES, SHORT_BODY, html, khLinks, khPages, runMeasured, startFaultServer,
-  type FaultServer, type MeasuredRun,
-} from '../helpers/fault-server.js';
+  BINARY_HTML, FAULT_FLAGS, FAULT_MS, FAULT_RSS_BOUND_KIB, FAULT_WALL_MS, HUGE, INTERIM_FINAL, LATIN1_HTML, RANDOM_BYTES, SHORT_BODY,
+} from '../helpers/http-faults.js';
+import { khLinks, khPages } from '../helpers/kh-harness.js';
+import { refusedPort } from '../helpers/refused-port.js';
+import { page } from '../helpers/site-server.js';
+import { runMeasured, type MeasuredRun } from '../helpers/spawn.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const FLAGS = [...FAULT_FLAGS];
 const WALL_MS = FAULT_WALL_MS;
@@ -34,23 +38,22 @@ interface Hunted {
   out: string;
 }
 
-const dirs: string[] = [];
+const { temp } = useTempDirs('hostile-kh-');
 let srv: FaultServer;
 
 async function hunt(start: string, flags: string[]): Promise<Hunted> {
-  const out = mkdtempSync(join(tmpdir(), 'hostile-kh-'));
-  dirs.push(out);
+  const out = temp();
   const r = await runMeasured('KeywordHunter', [...flags, start, KEYWORD, out], { timeoutMs: 45_000 });
   return { r, pages: khPages(r.stdout), out };
 }
 
 function scene(name: string, links: string[]): string {
   const goodOf = (link: string): string => `/good/${name}${link.startsWith('/') ? link : '/' + encodeURIComponent(link)}`;
-  srv.page(`/start/${name}`, html(`start ${name}`, links.flatMap((l) => [l, goodOf(l)])));
+  srv.page(`/start/${name}`, page(`start ${name}`, links.flatMap((l) => [l, goodOf(l)])));
   for (const l of links) srv.page(goodOf(l), goodBody(goodOf(l)));
   return srv.url(`/start/${name}`);
 }
-const goodBody = (target: string): string => html(`good page ${target}`);
+const goodBody = (target: string): string => page(`good page ${target}`);
 
 function assertRanWell(h: Hunted): void {
   assert.equal(h.r.signal, null, `not killed by the test's timeout (stderr: ${h.r.stderr})`);
@@ -118,16 +121,18 @@ const FAIL_CASES: FailCase[] = [
 ];
 
 const runs: Record<string, Promise<Hunted>> = {};
+let refused: number;
 let refusedUrl: string;
 
 before(async () => {
   srv = await startFaultServer();
-  refusedUrl = `http://127.0.0.1:${srv.closedPort}/refused.html`;
+  refused = await refusedPort();
+  refusedUrl = `http://127.0.0.1:${refused}/refused.html`;
   runs['faults'] = hunt(scene('faults', [...FAIL_CASES.map((c) => `/f/${c.fault}`), refusedUrl]), FLAGS);
   runs['defaults'] = hunt(scene('defaults', ['/f/body-chunked-huge/default', '/f/body-close-huge/default', '/f/drip/default']), [
     '--idle-timeout', '0.5', '--response-timeout', '2',
   ]);
-  for (const p of ['/good/after-interim', '/good/binary-html', '/good/latin1']) srv.page(p, html(p));
+  for (const p of ['/good/after-interim', '/good/binary-html', '/good/latin1']) srv.page(p, page(p));
   runs['odd'] = hunt(scene('odd', ['/f/interim', '/f/relative-redirect/from', '/f/binary', '/f/binary-html', '/f/latin1', '/f/length-under']), FLAGS);
   runs['stray'] = hunt(scene('stray', ['/f/length-under-late', '/f/length-under-split']), [...FLAGS, '--delay', '0.3']);
   runs['redirects'] = hunt(scene('redirects', ['/f/redirect-chain/0', '/f/loop-a', '/f/to-ftp']), FLAGS);
@@ -141,7 +146,6 @@ before(async () => {
 });
 after(async () => {
   await srv.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('KeywordHunter: a page that fails prints its status (0 when no status line arrived) and a note, and the search goes on', () => {
@@ -173,7 +177,7 @@ describe('KeywordHunter: a page that fails prints its status (0 when no status l
   }
   test('connection refused (a closed port): PAGE status=0, a note naming ECONNREFUSED, the next page fetched', async () => {
     const h = await runs['faults']!;
-    const i = pageIndex(h, '/refused.html', srv.closedPort);
+    const i = pageIndex(h, '/refused.html', refused);
     assert.ok(i !== -1, h.r.stdout);
     assert.equal(h.pages[i]?.status, 0);
     assert.match(h.r.stderr, new RegExp(`${refusedUrl.replace(/[.]/g, '\\.')}: .*ECONNREFUSED`));

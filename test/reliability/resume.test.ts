@@ -7,13 +7,11 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, watch } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { PROJECT_ROOT } from '../helpers/conformance.js';
-import { runProgram } from '../helpers/spawn.js';
+import { readdirSync, watch } from 'node:fs';
+import { numberedFiles, readPages } from '../helpers/page-files.js';
 import { startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { runProgram, startProgram } from '../helpers/spawn.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const PAGES = 300;
 const BIG_PAGE = 150; // one page of 8 MiB, so that a kill can land inside its write
@@ -33,60 +31,47 @@ function siteRoutes(): Map<string, Route> {
   return routes;
 }
 
+/** `URL DEPTH LENGTH` of each page file, by ID. */
 function pageFiles(dir: string): Map<number, string> {
-  const out = new Map<number, string>();
-  for (const name of readdirSync(dir)) {
-    if (!/^[0-9]+$/.test(name)) continue;
-    const text = readFileSync(join(dir, name), 'latin1');
-    const [url, depth] = text.split('\n', 2);
-    out.set(Number(name), `${url} ${depth} ${text.length}`);
-  }
-  return out;
+  return new Map(readPages(dir).map((p) => [p.id, `${p.url} ${p.depth} ${p.raw.length}`]));
 }
 
 function assertSameCrawl(dir: string, reference: Map<number, string>): void {
   const got = pageFiles(dir);
+  assert.deepEqual(numberedFiles(dir), [...got.keys()].map(String), 'every numbered file is a page file');
   assert.equal(got.size, reference.size, 'page count');
   for (let id = 1; id <= reference.size; id++) assert.equal(got.get(id), reference.get(id), `page ${id}`);
   const leftovers = readdirSync(dir).filter((n) => n.startsWith('.tmp-'));
   assert.deepEqual(leftovers, [], 'no temporary file left');
 }
 
-const tempDirs: string[] = [];
-function freshDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'resume-'));
-  tempDirs.push(d);
-  return d;
-}
+const { temp: freshDir } = useTempDirs('resume-');
 
 /** Starts a crawl and kills it with `signal` once `when` says so (fed stdout text and the directory). */
-function crawlAndKill(args: string[], dir: string, signal: NodeJS.Signals, when: (stdout: string) => boolean, watchTemp = false): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(PROJECT_ROOT, 'crawler'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let killed = false;
-    const kill = (): void => {
-      if (killed) return;
-      killed = true;
-      child.kill(signal);
-    };
-    const watcher = watchTemp
-      ? watch(dir, (_ev, name) => {
-          // A page's temporary file (`.tmp-PID-N-ID`), not the marker's, which is written before the crawl state.
-          if (name !== null && /^\.tmp-[0-9]+-[0-9]+-[0-9]+$/.test(String(name))) kill();
-        })
-      : undefined;
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (!watchTemp && when(out)) kill();
-    });
-    child.stderr.resume();
-    child.on('error', reject);
-    child.on('close', (code) => {
-      watcher?.close();
-      resolve(code);
-    });
+async function crawlAndKill(args: string[], dir: string, signal: NodeJS.Signals, when: (stdout: string) => boolean, watchTemp = false): Promise<number | null> {
+  const { child, done } = startProgram('crawler', args, { timeoutMs: 60_000 });
+  let out = '';
+  let killed = false;
+  const kill = (): void => {
+    if (killed) return;
+    killed = true;
+    child.kill(signal);
+  };
+  const watcher = watchTemp
+    ? watch(dir, (_ev, name) => {
+        // A page's temporary file (`.tmp-PID-N-ID`), not the marker's, which is written before the crawl state.
+        if (name !== null && /^\.tmp-[0-9]+-[0-9]+-[0-9]+$/.test(String(name))) kill();
+      })
+    : undefined;
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (!watchTemp && when(out)) kill();
   });
+  try {
+    return (await done).code;
+  } finally {
+    watcher?.close();
+  }
 }
 
 const fetchedCount = (s: string): number => s.split('\n').filter((l) => l.includes('  Fetched: ')).length;
@@ -107,7 +92,6 @@ describe('crash safety and --resume', () => {
   });
   after(async () => {
     await site.close();
-    for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
   });
 
   for (const k of [1, 40, 149, 220]) {
