@@ -1,6 +1,6 @@
 /**
  * A fault-injecting HTTP server on raw node:net, for the hostile-network
- * tests (test/reliability/hostile-*.test.ts, bad-input-*.test.ts).
+ * tests (test/cli/hostile-*.test.ts, bad-input-*.test.ts).
  *
  * Ordinary pages (`server.page(target, html)`) are answered with a proper
  * Content-Length on a kept-alive connection. A target under `/f/NAME`
