@@ -63,12 +63,17 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   };
   // Every page of a shared crawl at depth 0 is the seed or its redirect target, fetched before anything is saved.
   const toLog = tseEventLog({ io, log, seedPanic, nothingSaved: () => true });
+  // A claim's events come in one synchronous run once it is completed: its lines are written in one go after it.
+  let flushing = false;
   const onEvent = (e: CrawlEvent): void => {
     toLog(e);
-    if (e.type === 'saved' || e.type === 'failed' || e.type === 'redirect' || e.type === 'disallowed' || e.type === 'lost') {
+    if (flushing) return;
+    flushing = true;
+    queueMicrotask(() => {
+      flushing = false;
       log.flush();
       progress.update(() => `crawler: worker saved ${saved()} pages`);
-    }
+    });
   };
   const worker = new Worker({
     store,
