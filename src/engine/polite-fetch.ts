@@ -20,11 +20,22 @@ export class PoliteFetcher {
 
   /** One request to `url` in the host's turn (after its politeness wait). `signal` stops a wait early. */
   async fetch(url: HttpUrl, signal: AbortSignal | undefined = this.signal): Promise<FetchResponse> {
-    const release = await this.politeness.turn(url.origin, signal);
-    try {
-      // A stop signal ends the wait early; the request must then not be sent.
+    let release = await this.politeness.turn(url.origin, signal);
+    // A stop signal ends the wait early; the request must then not be sent.
+    const checkStop = (): void => {
       if (signal?.aborted) throw new CrawlerError('ERR_ABORTED', `stopped before requesting ${url.href}`, { url: url.href });
-      return await this.client.fetch(url, { onRequestWritten: release });
+    };
+    try {
+      checkStop();
+      return await this.client.fetch(url, {
+        onRequestWritten: () => release(),
+        // A request re-sent because the kept-alive connection was closed is a new request start: it waits its turn.
+        beforeResend: async () => {
+          release();
+          release = await this.politeness.turn(url.origin, signal);
+          checkStop();
+        },
+      });
     } finally {
       // A failed connect still counts as an attempt on the host.
       release();

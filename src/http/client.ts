@@ -56,6 +56,13 @@ export interface FetchOptions {
   head?: boolean;
   /** Called when the request bytes are written (politeness measures request starts). */
   onRequestWritten?: () => void;
+  /**
+   * Awaited before a request is sent again on a fresh connection because the
+   * kept-alive one turned out closed: the re-sent request is a request start
+   * of its own, so politeness may make it wait its turn (spec decision "When
+   * the server pushes back"). It may reject (a stop) to give the request up.
+   */
+  beforeResend?: () => Promise<void>;
 }
 
 export class HttpClient {
@@ -82,9 +89,10 @@ export class HttpClient {
       try {
         return await this.exchangeOn(pooled, url, request, options, true);
       } catch (err) {
-        // Stale keep-alive connection: retry once on a fresh one.
+        // Stale keep-alive connection: retry once on a fresh one, in the host's next turn.
         if (!(err instanceof ExchangeError) || err.receivedBytes || !isStaleCode(err.code)) throw err;
       }
+      await options.beforeResend?.();
     }
     if (this.closed) throw new CrawlerError('ERR_ABORTED', `client closed: not requesting ${url.href}`, { url: url.href });
     const fresh = await this.connect(url);
