@@ -4,6 +4,7 @@
  */
 import { CrawlerError } from '../errors.js';
 import { defineFlags, type FlagValues } from './args.js';
+import { DEFAULT_MAX_RETRY_AFTER_MS } from '../engine/polite-fetch.js';
 import { DEFAULT_CLIENT_OPTIONS, type HttpClientOptions } from '../http/client.js';
 import { DEFAULT_MAX_URL_LENGTH } from '../url/http-url.js';
 import { DEFAULT_MAX_PATH_SEGMENTS } from '../url/limits.js';
@@ -22,6 +23,7 @@ export const HTTP_FLAGS = defineFlags([
   { name: 'max-redirects', type: 'count', arg: 'N', default: 5, help: 'most redirect hops followed from one link' },
   { name: 'max-url-length', type: 'count', arg: 'CHARS', default: DEFAULT_MAX_URL_LENGTH, help: 'longer links are skipped' },
   { name: 'max-path-depth', type: 'count', arg: 'N', default: DEFAULT_MAX_PATH_SEGMENTS, help: 'links with more path segments are skipped (crawler traps)' },
+  { name: 'max-retry-after', type: 'duration', arg: 'SECONDS', default: DEFAULT_MAX_RETRY_AFTER_MS / 1000, help: 'longest pause granted to a server\'s Retry-After (429, 503); a longer one is not waited for' },
   { name: 'no-keep-alive', type: 'boolean', help: 'send "Connection: close" and open a connection per request' },
   { name: 'insecure', type: 'boolean', help: 'do not verify TLS certificates (test servers only)' },
 ]);

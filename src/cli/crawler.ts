@@ -137,6 +137,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       maxPages: flags.maxPages,
       maxUrlLength: flags.maxUrlLength,
       maxRedirects: flags.maxRedirects,
+      maxRetryAfterMs: flags.maxRetryAfterMs,
       maxPathSegments: flags.maxPathDepth,
       client: clientOptionsFrom(flags, userAgent),
       ...parallel,

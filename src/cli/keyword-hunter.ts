@@ -92,6 +92,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
       delayMs: flags.delayMs,
       maxUrlLength: maxUrl,
       maxRedirects: flags.maxRedirects,
+      maxRetryAfterMs: flags.maxRetryAfterMs,
       maxPathSegments: flags.maxPathDepth,
       client: clientOptionsFrom(flags, KH_USER_AGENT),
       ...parallel,

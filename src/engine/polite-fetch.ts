@@ -7,16 +7,31 @@
 import { CrawlerError } from '../errors.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse, HttpClient } from '../http/client.js';
+import { headerValue } from '../http/response-parser.js';
+import { retryAfterMs } from '../http/retry-after.js';
 import type { RobotsFetcher } from '../robots/policy.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { followRedirects, type FetchOutcome } from './redirects.js';
 
+/** Default of --max-retry-after: the longest pause a server's Retry-After is granted. */
+export const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
+
+export interface PoliteFetcherOptions {
+  /** A Retry-After longer than this is not waited for (a note says so). Default 120 s. */
+  maxRetryAfterMs?: number;
+}
+
 export class PoliteFetcher {
+  private readonly maxRetryAfterMs: number;
+
   constructor(
     private readonly client: HttpClient,
     private readonly politeness: Politeness,
     private readonly signal?: AbortSignal,
-  ) {}
+    options: PoliteFetcherOptions = {},
+  ) {
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+  }
 
   /** One request to `url` in the host's turn (after its politeness wait). `signal` stops a wait early. */
   async fetch(url: HttpUrl, signal: AbortSignal | undefined = this.signal): Promise<FetchResponse> {
@@ -27,7 +42,7 @@ export class PoliteFetcher {
     };
     try {
       checkStop();
-      return await this.client.fetch(url, {
+      return this.listen(await this.client.fetch(url, {
         onRequestWritten: () => release(),
         // A request re-sent because the kept-alive connection was closed is a new request start: it waits its turn.
         beforeResend: async () => {
@@ -35,11 +50,32 @@ export class PoliteFetcher {
           release = await this.politeness.turn(url.origin, signal);
           checkStop();
         },
-      });
+      }));
     } finally {
       // A failed connect still counts as an attempt on the host.
       release();
     }
+  }
+
+  /**
+   * Listens to a server that pushes back (spec decision "When the server
+   * pushes back"): a 429 or 503 with Retry-After pauses the whole host, up to
+   * the cap; the response's notes say so, for stderr.
+   */
+  private listen(res: FetchResponse): FetchResponse {
+    if (res.status !== 429 && res.status !== 503) return res;
+    const value = headerValue(res.headers, 'retry-after');
+    if (value === undefined) return res;
+    const ms = retryAfterMs(value, headerValue(res.headers, 'date'), Date.now());
+    let note: string;
+    if (ms === undefined) note = `Retry-After: ${JSON.stringify(value)} is no delay and no HTTP-date: not waiting`;
+    else if (ms > this.maxRetryAfterMs) note = `Retry-After: ${value} asks for ${(ms / 1000).toFixed(1)} s, beyond --max-retry-after ${this.maxRetryAfterMs / 1000} s: not waiting`;
+    else {
+      this.politeness.pause(res.url.origin, ms);
+      note = `HTTP ${res.status} with Retry-After: ${value}: no request to this host for ${(ms / 1000).toFixed(1)} s`;
+    }
+    (res.notes ??= []).push(note);
+    return res;
   }
 
   /**

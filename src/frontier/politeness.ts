@@ -23,6 +23,9 @@ export class Politeness {
   private readonly hostDelay = new Map<string, number>();
   private readonly tails = new Map<string, Promise<void>>();
 
+  /** Hosts a server asked to pause (Retry-After), until when (the clock's ms). */
+  private readonly pausedUntil = new Map<string, number>();
+
   constructor(options: PolitenessOptions) {
     this.delayMs = options.delayMs;
     this.clock = options.clock ?? systemClock;
@@ -39,11 +42,28 @@ export class Politeness {
     return Math.max(this.delayMs, this.hostDelay.get(host) ?? 0);
   }
 
-  /** Milliseconds until a request to `host` may start (0 when it may now). */
+  /** Milliseconds until a request to `host` may start (0 when it may now): its interval, and a pause the server asked for. */
   waitTime(host: string): number {
     const last = this.lastStart.get(host);
-    if (last === undefined) return 0;
-    return Math.max(0, last + this.intervalFor(host) - this.clock.now());
+    const paused = this.pausedUntil.get(host);
+    if (last === undefined && paused === undefined) return 0;
+    const now = this.clock.now();
+    return Math.max(0, last === undefined ? 0 : last + this.intervalFor(host) - now, paused === undefined ? 0 : paused - now);
+  }
+
+  /**
+   * Pauses `host` for `ms` from now (a server's Retry-After): no request to
+   * it starts before then, robots.txt included. A shorter pause never cuts
+   * a longer one short.
+   */
+  pause(host: string, ms: number): void {
+    const until = this.clock.now() + ms;
+    if (until > (this.pausedUntil.get(host) ?? Number.NEGATIVE_INFINITY)) this.pausedUntil.set(host, until);
+  }
+
+  /** When the host's pause ends (the clock's ms), or undefined when it was never paused. */
+  pausedUntilOf(host: string): number | undefined {
+    return this.pausedUntil.get(host);
   }
 
   /** Waits until a request to `host` may start. Returns early when `signal` aborts. */

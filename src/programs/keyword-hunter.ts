@@ -36,6 +36,8 @@ export interface KeywordHunterSettings {
   delayMs: number;
   maxUrlLength: number;
   maxRedirects: number;
+  /** The longest Retry-After pause granted (--max-retry-after). */
+  maxRetryAfterMs: number;
   maxPathSegments: number;
   client: Partial<HttpClientOptions> & { userAgent: string };
   concurrency: number;
@@ -84,7 +86,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
 
   const client = new HttpClient(settings.client);
   const politeness = new Politeness({ delayMs: settings.delayMs });
-  const fetcher = new PoliteFetcher(client, politeness, io.signal);
+  const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrlLength), settings.maxPathSegments);
   const robots = new RobotsPolicy({
     userAgent: KH_USER_AGENT,

@@ -29,6 +29,8 @@ export interface TseSettings {
   maxPages: number | undefined;
   maxUrlLength: number;
   maxRedirects: number;
+  /** The longest Retry-After pause granted (--max-retry-after). */
+  maxRetryAfterMs: number;
   maxPathSegments: number;
   client: Partial<HttpClientOptions> & { userAgent: string };
   concurrency: number;

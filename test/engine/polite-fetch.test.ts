@@ -67,3 +67,79 @@ test('a request re-sent on a fresh connection after a stale kept-alive one waits
   const gap = (arrivals[2]?.at as number) - (arrivals[1]?.at as number);
   assert.ok(gap >= DELAY * 0.9, `the re-sent request arrived ${gap.toFixed(1)} ms after the stale attempt`);
 });
+
+/** A raw server answering each path with its bytes; records each request's arrival. */
+async function serveRaw(routes: Record<string, string>, host = '127.0.0.1'): Promise<{ server: RawServer; arrivals: Array<{ path: string; at: number }> }> {
+  const arrivals: Array<{ path: string; at: number }> = [];
+  const server = await startRaw(async (conn) => {
+    for (;;) {
+      const head = await conn.nextRequest();
+      if (head === undefined) return;
+      const path = head.split(' ')[1] ?? '';
+      arrivals.push({ path, at: performance.now() });
+      conn.socket.write(routes[path] ?? 'HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
+    }
+  }, host);
+  servers.push(server);
+  return { server, arrivals };
+}
+
+test('429 with Retry-After pauses the whole host (robots.txt included); another host is not slowed; the response notes the pause', async () => {
+  const { server, arrivals } = await serveRaw({ '/busy': 'HTTP/1.1 429 Too Many\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n', '/robots.txt': ok('User-agent: *\n'), '/next': ok('next') });
+  const other = await serveRaw({ '/x': ok('x') }, '127.0.0.2');
+  const politeness = new Politeness({ delayMs: 0 });
+  const client = new HttpClient({ userAgent: 'polite-fetch-test' });
+  try {
+    const fetcher = new PoliteFetcher(client, politeness);
+    const busy = await fetcher.fetch(parseHttpUrl(`${server.origin}/busy`));
+    assert.equal(busy.status, 429);
+    assert.match(busy.notes?.join('\n') ?? '', /HTTP 429 with Retry-After: 1: no request to this host for 1\.0 s/);
+    const t0 = performance.now();
+    assert.equal((await fetcher.fetch(parseHttpUrl(`${other.server.origin}/x`))).status, 200);
+    assert.ok(performance.now() - t0 < 800, 'the other host answered without waiting out the pause');
+    await fetcher.fetch(parseHttpUrl(`${server.origin}/robots.txt`));
+    await fetcher.fetch(parseHttpUrl(`${server.origin}/next`));
+  } finally {
+    client.close();
+  }
+  assert.deepEqual(arrivals.map((a) => a.path), ['/busy', '/robots.txt', '/next']);
+  const gap = (arrivals[1]?.at as number) - (arrivals[0]?.at as number);
+  assert.ok(gap >= 1000, `robots.txt came ${gap.toFixed(1)} ms after the 429 (Retry-After: 1)`);
+});
+
+test('503 with an HTTP-date read against the response\'s Date (a server an hour ahead of us) pauses as long as the server meant', async () => {
+  const serverNow = Date.now() + 3_600_000;
+  const date = new Date(serverNow).toUTCString();
+  const until = new Date(serverNow + 2000).toUTCString();
+  const { server, arrivals } = await serveRaw({ '/down': `HTTP/1.1 503 Unavailable\r\nDate: ${date}\r\nRetry-After: ${until}\r\nContent-Length: 0\r\n\r\n`, '/up': ok('up') });
+  const politeness = new Politeness({ delayMs: 0 });
+  const client = new HttpClient({ userAgent: 'polite-fetch-test' });
+  try {
+    const fetcher = new PoliteFetcher(client, politeness);
+    assert.equal((await fetcher.fetch(parseHttpUrl(`${server.origin}/down`))).status, 503);
+    assert.equal((await fetcher.fetch(parseHttpUrl(`${server.origin}/up`))).status, 200);
+  } finally {
+    client.close();
+  }
+  const gap = (arrivals[1]?.at as number) - (arrivals[0]?.at as number);
+  // toUTCString drops the milliseconds: the pause is 1 to 2 s, never an hour and never none.
+  assert.ok(gap >= 1000 && gap < 5000, `the next request came ${gap.toFixed(1)} ms after the 503`);
+});
+
+test('a Retry-After beyond --max-retry-after is not waited for, and the note quotes the server', async () => {
+  const { server, arrivals } = await serveRaw({ '/busy': 'HTTP/1.1 429 Too Many\r\nRetry-After: 3600\r\nContent-Length: 0\r\n\r\n', '/next': ok('next') });
+  const politeness = new Politeness({ delayMs: 0 });
+  const client = new HttpClient({ userAgent: 'polite-fetch-test' });
+  try {
+    const fetcher = new PoliteFetcher(client, politeness, undefined, { maxRetryAfterMs: 120_000 });
+    const busy = await fetcher.fetch(parseHttpUrl(`${server.origin}/busy`));
+    assert.match(busy.notes?.join('\n') ?? '', /Retry-After: 3600 asks for 3600\.0 s, beyond --max-retry-after 120 s: not waiting/);
+    const t0 = performance.now();
+    assert.equal((await fetcher.fetch(parseHttpUrl(`${server.origin}/next`))).status, 200);
+    assert.ok(performance.now() - t0 < 2000, 'no pause');
+  } finally {
+    client.close();
+  }
+  assert.equal(arrivals.length, 2);
+  assert.equal(politeness.pausedUntilOf(`${server.origin}`), undefined, 'the host was never paused');
+});
