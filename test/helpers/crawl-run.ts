@@ -1,0 +1,119 @@
+/**
+ * One private crawl (`Crawl`) in process, for the engine tests: the memory
+ * frontier, the real HTTP client, politeness and polite fetcher, the HTML
+ * extractor, robots.txt under the crawler's failure policy, and a program
+ * that scans every 200 and records what it is told. Events come back one
+ * line each (`show`), so a test compares sequences.
+ */
+import { Crawl, type CrawlProgram, type CrawlSummary, type FetchedPage } from '../../src/engine/crawl.js';
+import type { CrawlEvent } from '../../src/engine/events.js';
+import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
+import { HtmlLinkExtractor } from '../../src/extract/html.js';
+import { MemoryFrontier } from '../../src/frontier/memory-store.js';
+import { Politeness } from '../../src/frontier/politeness.js';
+import { HttpClient } from '../../src/http/client.js';
+import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../../src/robots/policy.js';
+import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
+
+export interface CrawlSetup {
+  seed: string;
+  /** Default: the seed's origin. */
+  inScope?: (url: HttpUrl) => boolean;
+  maxDepth?: number;
+  maxRedirects?: number;
+  maxPages?: number;
+  delayMs?: number;
+  /** False: --ignore-robots. */
+  robots?: boolean;
+  concurrency?: number;
+  scanAhead?: boolean;
+  signal?: AbortSignal;
+  onPage?: (page: FetchedPage) => void;
+}
+
+/** Politeness that also keeps the time of every request start it stamps (when the request was written). */
+export class RecordingPoliteness extends Politeness {
+  readonly sent: number[] = [];
+  override stamp(host: string): void {
+    super.stamp(host);
+    this.sent.push(performance.now());
+  }
+}
+
+export interface CrawlOutcome {
+  summary: CrawlSummary;
+  /** The events, one line each (see show). */
+  events: string[];
+  /** Each page handed to onResponse: "entry URL => answered URL". */
+  pages: string[];
+  failures: Array<{ entry: string; url: string; code: string }>;
+  seedDisallowed: string[];
+  politeness: RecordingPoliteness;
+}
+
+/** One event as a line: what the tests compare. */
+export function show(e: CrawlEvent): string {
+  const err = 'error' in e && e.error !== undefined ? ` ${e.error.code}` : '';
+  switch (e.type) {
+    case 'response':
+      return `response ${e.depth} ${e.url.key} ${e.status}${err}`;
+    case 'redirect':
+      return `redirect ${e.depth} ${e.from.key} -> ${e.target?.key ?? `raw:${e.raw}`} ${e.action}${err}`;
+    case 'scanning':
+      return `scanning ${e.depth} ${e.url.key}`;
+    case 'link':
+      return `link ${e.depth} ${e.url?.key ?? `raw:${e.raw}`} ${e.action}${err}`;
+    default:
+      return `${e.type} ${JSON.stringify(e)}`;
+  }
+}
+
+/** Runs a crawl with a program that scans every 200 and records what it is told. */
+export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
+  const seed = parseHttpUrl(o.seed);
+  const maxRedirects = o.maxRedirects ?? 5;
+  const client = new HttpClient({ userAgent: 'crawl-test' });
+  const politeness = new RecordingPoliteness({ delayMs: o.delayMs ?? 0 });
+  const fetcher = new PoliteFetcher(client, politeness);
+  const resolve = (href: string, base: HttpUrl): HttpUrl => resolveHttpUrl(href, base);
+  const robots =
+    o.robots === false
+      ? undefined
+      : new RobotsPolicy({ userAgent: 'crawl-test', onFailure: CRAWLER_FAILURE_POLICY, fetch: fetcher.robotsFetcher(parseHttpUrl, resolve, maxRedirects) });
+  const out: Omit<CrawlOutcome, 'summary'> = { events: [], pages: [], failures: [], seedDisallowed: [], politeness };
+  const program: CrawlProgram = {
+    resolveLink: resolve,
+    inScope: o.inScope ?? ((url) => url.origin === seed.origin),
+    async onResponse(p) {
+      out.pages.push(`${p.entry.url} => ${p.url.key}`);
+      o.onPage?.(p);
+      return p.response.status === 200 ? 'scan' : 'done';
+    },
+    willScan: ({ response }) => response.status === 200,
+    onFailure: (entry, url, error) => void out.failures.push({ entry: entry.url, url: url.key, code: error.code }),
+    onSeedDisallowed: (url) => void out.seedDisallowed.push(url.key),
+  };
+  try {
+    const crawl = new Crawl({
+      seed,
+      seedDepth: 0,
+      maxDepth: o.maxDepth ?? 2,
+      maxRedirects,
+      maxPages: o.maxPages,
+      extractor: new HtmlLinkExtractor(),
+      fetcher,
+      politeness,
+      robots,
+      frontier: new MemoryFrontier(),
+      program,
+      onEvent: (e) => void out.events.push(show(e)),
+      concurrency: o.concurrency ?? 1,
+      ...(o.scanAhead === undefined ? {} : { scanAhead: o.scanAhead }),
+      ...(o.signal === undefined ? {} : { signal: o.signal }),
+    });
+    return { summary: await crawl.run(), ...out };
+  } finally {
+    client.close();
+  }
+}
+
