@@ -107,9 +107,14 @@ export class SeedPanic {
     return this.error;
   }
 
-  /** True when `url` at `depth` is the seed and nothing was saved yet: `why` is then the PANIC. */
-  failed(url: string, depth: number, nothingSaved: boolean, why: string): boolean {
-    if (depth !== 0 || !nothingSaved || url !== this.seed.key) return false;
+  /**
+   * True when a URL at `depth` 0 failed while nothing was saved yet: `why` is
+   * then the PANIC. Every URL at depth 0 is the seed or the target of its
+   * redirects (followed in the same step by a private crawl, queued at depth
+   * 0 by a worker of a shared one), so either way the seed cannot be crawled.
+   */
+  failed(_url: string, depth: number, nothingSaved: boolean, why: string): boolean {
+    if (depth !== 0 || !nothingSaved) return false;
     this.error = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${this.seed.key}: ${why}`, { url: this.seed.key });
     return true;
   }

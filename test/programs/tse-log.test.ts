@@ -117,6 +117,14 @@ test('the seed failing while nothing is saved is the PANIC, with no Failed line'
   assert.deepEqual(disallowed.feed({ type: 'disallowed', url: SEED, depth: 0 }), []);
   assert.equal(disallowed.seedPanic.panic?.message, `PANIC: cannot crawl ${SEED}: robots.txt disallows it (--ignore-robots to crawl anyway)`);
 
+  // A shared crawl queues the seed's redirect target at depth 0: its failure is the seed's, as in a private crawl.
+  const target = tseLog();
+  assert.deepEqual(target.feed({ type: 'failed', url: 'http://site.example/home', depth: 0, reason: '(HTTP 404)' }), []);
+  assert.equal(target.seedPanic.panic?.message, `PANIC: cannot crawl ${SEED}: (HTTP 404)`);
+  const targetDisallowed = tseLog();
+  assert.deepEqual(targetDisallowed.feed({ type: 'disallowed', url: 'http://site.example/home', depth: 0 }), []);
+  assert.match(targetDisallowed.seedPanic.panic?.message ?? '', /^PANIC: cannot crawl .*: robots\.txt disallows it/);
+
   const deeper = tseLog();
   assert.deepEqual(deeper.feed({ type: 'failed', url: SEED, depth: 1, reason: '(HTTP 500)' }), [cs50Line(1, 'Failed', SEED, '(HTTP 500)')], 'only at depth 0');
   assert.equal(deeper.seedPanic.panic, undefined);
