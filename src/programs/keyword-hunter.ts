@@ -115,6 +115,8 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
     },
     willScan: ({ response }) => decision.of(response) === 'scan',
     onFailure(_entry, url, error) {
+      // A chain of too many redirects was told by its redirect event (once, at the URL that redirected).
+      if (error.code === 'ERR_REDIRECT_LIMIT') return;
       io.stderr(`KeywordHunter: ${url.href}: ${error.message}\n`);
     },
     onSeedDisallowed(url) {

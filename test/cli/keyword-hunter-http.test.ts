@@ -175,6 +175,7 @@ describe('KeywordHunter redirects', { concurrency: true }, () => {
     assertOutput(r, [...lines, NOT_FOUND]);
     assert.deepEqual(S.paths(), ['/robots.txt', '/h0', '/h1', '/h2', '/h3', '/h4', '/h5']);
     assert.match(r.stderr, /redirect/i);
+    assert.equal(r.stderr.match(/more than 5 redirects/g)?.length, 1, `one note for the chain, not two: ${r.stderr}`);
   });
 
   test('redirect loops end: a Location already seen is already_seen_ignore (also a redirect to itself)', async () => {
