@@ -22,7 +22,7 @@ export interface TseLogOptions {
 /** The sink of a TSE run's events. */
 export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions): CrawlEventSink {
   const failed = (url: string, depth: number, reason: string, panic: string = reason): void => {
-    if (!seedPanic.failed(url, depth, nothingSaved(), panic)) log.event(depth, 'Failed', url, reason);
+    if (!seedPanic.failed(depth, nothingSaved(), panic)) log.event(depth, 'Failed', url, reason);
   };
   return (e: CrawlEvent): void => {
     switch (e.type) {

@@ -113,7 +113,7 @@ export class SeedPanic {
    * redirects (followed in the same step by a private crawl, queued at depth
    * 0 by a worker of a shared one), so either way the seed cannot be crawled.
    */
-  failed(_url: string, depth: number, nothingSaved: boolean, why: string): boolean {
+  failed(depth: number, nothingSaved: boolean, why: string): boolean {
     if (depth !== 0 || !nothingSaved) return false;
     this.error = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${this.seed.key}: ${why}`, { url: this.seed.key });
     return true;
@@ -123,12 +123,12 @@ export class SeedPanic {
   disallowed(): void {
     const failure = this.robotsFailures.get(this.seed.origin);
     const why = failure === undefined ? 'robots.txt disallows it' : `${failure}, which means disallow all (RFC 9309)`;
-    this.failed(this.seed.key, 0, true, `${why} (--ignore-robots to crawl anyway)`);
+    this.failed(0, true, `${why} (--ignore-robots to crawl anyway)`);
   }
 
   /** The seed is not fetched because of where it redirects (`by`: the URL that redirected, when not the seed). */
   redirected(by: HttpUrl, target: string, why: string): void {
     const via = by.key === this.seed.key ? '' : ` (by ${by.key})`;
-    this.failed(this.seed.key, 0, true, `redirected to ${target}${via}: ${why}`);
+    this.failed(0, true, `redirected to ${target}${via}: ${why}`);
   }
 }
