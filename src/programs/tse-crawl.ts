@@ -10,8 +10,6 @@ import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
-import type { FrontierEntry } from '../frontier/store.js';
-import type { HttpUrl } from '../url/http-url.js';
 import { failureReason, tseRejectReason, type SeedPanic } from './tse.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
@@ -40,8 +38,6 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
   const onEvent = tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 });
-  // A seed that redirected fails under the seed's name.
-  const shownAs = (entry: FrontierEntry, url: HttpUrl): string => (entry.key === seed.key ? seed.key : url.key);
 
   const program: CrawlProgram = {
     resolveLink: p.resolve,
@@ -50,7 +46,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       const { response, url, entry } = page;
       const reject = tseRejectReason(response);
       if (reject !== undefined) {
-        onEvent({ type: 'failed', url: shownAs(entry, url), depth: entry.depth, reason: reject });
+        onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: reject });
         return 'done';
       }
       const id = await sink.save({ url: url.key, depth: page.depth, body: response.body });
@@ -63,7 +59,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     onFailure(entry, url, error) {
       // A chain of too many redirects was told by its redirect event, at the URL that redirected.
       if (error.code === 'ERR_REDIRECT_LIMIT') return;
-      onEvent({ type: 'failed', url: shownAs(entry, url), depth: entry.depth, reason: failureReason(error) });
+      onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: failureReason(error) });
     },
     onSeedDisallowed: () => seedPanic.disallowed(),
   };
