@@ -38,8 +38,8 @@ export interface FetchedPage {
 /** What the program wants after seeing a final response. */
 export type PageVerdict = 'scan' | 'done' | 'stop';
 
-/** How the visit of one frontier entry ended: `aborted` means it is to be redone (not committed). */
-type VisitEnd = 'done' | 'stop' | 'aborted';
+/** How the visit of one frontier entry ended: `aborted` means it is to be redone (not committed); `retried`, queued again. */
+type VisitEnd = 'done' | 'stop' | 'aborted' | 'retried';
 
 /** The program's policy. */
 export interface CrawlProgram {
@@ -58,6 +58,12 @@ export interface CrawlProgram {
   onFailure(entry: FrontierEntry, url: HttpUrl, error: CrawlerError): Promise<void> | void;
   /** Robots.txt disallows the seed. */
   onSeedDisallowed(seed: HttpUrl): void;
+  /**
+   * Whether a try that ended this way is made again later in the crawl (the
+   * entry is queued again at its depth, and nothing of this try reaches the
+   * program). Absent: never.
+   */
+  retry?(entry: FrontierEntry, outcome: FetchOutcome): boolean;
 }
 
 export interface CrawlOptions {
@@ -153,7 +159,8 @@ export class Crawl {
         if (window.prefetching) await new Promise<void>((resolve) => setImmediate(resolve));
         const end = await this.visit(ready);
         if (end === 'aborted') return { pages: this.pages, stoppedBy: 'signal' };
-        frontier.commit(ready.entry);
+        if (end === 'retried') frontier.retry(ready.entry);
+        else frontier.commit(ready.entry);
         if (end === 'stop') return { pages: this.pages, stoppedBy: 'program' };
       }
     } finally {
@@ -210,10 +217,12 @@ export class Crawl {
       if (err.code === 'ERR_ABORTED') return 'aborted';
       // Status 0 means no status line arrived; a response that failed after its head keeps its status.
       onEvent({ type: 'response', url, depth: entry.depth, status: err instanceof ExchangeError ? (err.status ?? 0) : 0, error: err });
+      if (program.retry?.(entry, outcome) === true) return 'retried';
       await program.onFailure(entry, url, err);
       return 'done';
     }
     if (end.step?.kind !== 'final') return 'done';
+    if (program.retry?.(entry, outcome) === true) return 'retried';
     this.pages++;
     const verdict = await program.onResponse({ entry, url, depth: entry.depth, response });
     if (verdict === 'scan' && entry.depth < this.o.maxDepth && !(await this.scan(url, entry.depth, response.body))) return 'aborted';

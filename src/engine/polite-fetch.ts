@@ -4,13 +4,14 @@
  * the start when the request bytes are written. Pages and robots.txt both
  * go through it, so robots requests count against the delay too.
  */
-import { CrawlerError } from '../errors.js';
+import { CrawlerError, isCrawlerError } from '../errors.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse, HttpClient } from '../http/client.js';
 import { headerValue } from '../http/response-parser.js';
 import { retryAfterMs } from '../http/retry-after.js';
 import type { RobotsFetcher } from '../robots/policy.js';
 import type { HttpUrl } from '../url/http-url.js';
+import { isPushback } from './pushback.js';
 import { followRedirects, type FetchOutcome } from './redirects.js';
 
 /** Default of --max-retry-after: the longest pause a server's Retry-After is granted. */
@@ -19,10 +20,13 @@ export const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
 export interface PoliteFetcherOptions {
   /** A Retry-After longer than this is not waited for (a note says so). Default 120 s. */
   maxRetryAfterMs?: number;
+  /** Double a host's interval per consecutive failure (429, 5xx, timeouts, resets), restored by a success (crawler: on). */
+  backOff?: boolean;
 }
 
 export class PoliteFetcher {
   private readonly maxRetryAfterMs: number;
+  private readonly backOff: boolean;
 
   constructor(
     private readonly client: HttpClient,
@@ -31,6 +35,7 @@ export class PoliteFetcher {
     options: PoliteFetcherOptions = {},
   ) {
     this.maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+    this.backOff = options.backOff ?? false;
   }
 
   /** One request to `url` in the host's turn (after its politeness wait). `signal` stops a wait early. */
@@ -42,7 +47,7 @@ export class PoliteFetcher {
     };
     try {
       checkStop();
-      return this.listen(await this.client.fetch(url, {
+      return this.listen(await this.backingOff(url, this.client.fetch(url, {
         onRequestWritten: () => release(),
         // A request re-sent because the kept-alive connection was closed is a new request start: it waits its turn.
         beforeResend: async () => {
@@ -50,10 +55,24 @@ export class PoliteFetcher {
           release = await this.politeness.turn(url.origin, signal);
           checkStop();
         },
-      }));
+      })));
     } finally {
       // A failed connect still counts as an attempt on the host.
       release();
+    }
+  }
+
+  /** With back-off: a pushback doubles the host's interval, any other answer restores it. */
+  private async backingOff(url: HttpUrl, request: Promise<FetchResponse>): Promise<FetchResponse> {
+    if (!this.backOff) return request;
+    try {
+      const response = await request;
+      if (isPushback({ response })) this.politeness.failed(url.origin);
+      else this.politeness.succeeded(url.origin);
+      return response;
+    } catch (err) {
+      if (isCrawlerError(err) && isPushback({ error: err })) this.politeness.failed(url.origin);
+      throw err;
     }
   }
 

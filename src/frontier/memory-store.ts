@@ -28,6 +28,10 @@ export class MemoryFrontier implements FrontierStore {
     return this.seen.has(key);
   }
 
+  retry(entry: FrontierEntry): void {
+    this.queue.push({ ...entry, attempts: (entry.attempts ?? 0) + 1 });
+  }
+
   next(): FrontierEntry | undefined {
     if (this.head >= this.queue.length) return undefined;
     const e = this.queue[this.head];

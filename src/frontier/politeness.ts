@@ -16,6 +16,9 @@ export interface PolitenessOptions {
   clock?: Clock;
 }
 
+/** The longest interval back-off makes (spec decision: doubled per failure, capped at 60 s). */
+export const MAX_BACKOFF_MS = 60_000;
+
 export class Politeness {
   private readonly delayMs: number;
   private readonly clock: Clock;
@@ -23,6 +26,8 @@ export class Politeness {
   private readonly hostDelay = new Map<string, number>();
   private readonly tails = new Map<string, Promise<void>>();
 
+  /** Consecutive failed tries per host (back-off). */
+  private readonly failures = new Map<string, number>();
   /** Hosts a server asked to pause (Retry-After), until when (the clock's ms). */
   private readonly pausedUntil = new Map<string, number>();
 
@@ -37,9 +42,21 @@ export class Politeness {
     else this.hostDelay.set(host, ms);
   }
 
-  /** The interval that applies to `host`: max(delay, Crawl-delay). */
+  /** The interval that applies to `host`: max(delay, Crawl-delay), doubled per consecutive failure (at most 60 s). */
   intervalFor(host: string): number {
-    return Math.max(this.delayMs, this.hostDelay.get(host) ?? 0);
+    const base = Math.max(this.delayMs, this.hostDelay.get(host) ?? 0);
+    const streak = this.failures.get(host);
+    return streak === undefined ? base : Math.max(base, Math.min(MAX_BACKOFF_MS, base * 2 ** streak));
+  }
+
+  /** A try at `host` failed in a way that says the server struggles: its interval doubles (spec decision "When the server pushes back"). */
+  failed(host: string): void {
+    this.failures.set(host, Math.min(30, (this.failures.get(host) ?? 0) + 1));
+  }
+
+  /** A try at `host` succeeded: its interval is restored. */
+  succeeded(host: string): void {
+    this.failures.delete(host);
   }
 
   /** Milliseconds until a request to `host` may start (0 when it may now): its interval, and a pause the server asked for. */

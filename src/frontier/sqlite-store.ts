@@ -22,7 +22,8 @@ import { STATE_FILE } from '../sink/state-file.js';
 import type { FrontierEntry, FrontierStore } from './store.js';
 
 export { STATE_FILE };
-const SCHEMA_VERSION = '1';
+// 2: urls.attempts (retries survive a resume).
+const SCHEMA_VERSION = '2';
 const PREFETCH = 64;
 
 /** What identifies a crawl: resuming requires the same. */
@@ -49,11 +50,12 @@ interface Row {
   key: string;
   url: string;
   depth: number;
+  attempts: number;
 }
 
 export class SqliteFrontier implements FrontierStore {
   private readonly db: Database.Database;
-  private readonly stmt: Record<'insert' | 'seen' | 'done' | 'batch' | 'setMeta', Database.Statement>;
+  private readonly stmt: Record<'insert' | 'seen' | 'done' | 'batch' | 'setMeta' | 'retry', Database.Statement>;
   /** Transaction control, prepared once: exec() would parse the SQL again on each of the two to four calls per page. */
   private readonly tx: Record<'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
   private inTransaction = false;
@@ -101,7 +103,8 @@ export class SqliteFrontier implements FrontierStore {
           key TEXT NOT NULL UNIQUE,
           url TEXT NOT NULL,
           depth INTEGER NOT NULL,
-          state INTEGER NOT NULL
+          state INTEGER NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0
         );`);
     } catch (err) {
       throw new CrawlerError('ERR_STATE', `cannot open crawl state ${path}: ${(err as Error).message}`, { cause: err });
@@ -129,7 +132,9 @@ export class SqliteFrontier implements FrontierStore {
       insert: this.db.prepare('INSERT OR IGNORE INTO urls (key, url, depth, state) VALUES (?, ?, ?, ?)'),
       seen: this.db.prepare('SELECT 1 FROM urls WHERE key = ?').pluck(),
       done: this.db.prepare(`UPDATE urls SET state = ${STATE_DONE} WHERE key = ?`),
-      batch: this.db.prepare(`SELECT id, key, url, depth FROM urls WHERE state = ${STATE_PENDING} AND id > ? ORDER BY id LIMIT ${PREFETCH}`),
+      batch: this.db.prepare(`SELECT id, key, url, depth, attempts FROM urls WHERE state = ${STATE_PENDING} AND id > ? ORDER BY id LIMIT ${PREFETCH}`),
+      // A retried entry moves to the end of the queue (a new, highest id) with one more attempt.
+      retry: this.db.prepare(`UPDATE urls SET id = (SELECT max(id) + 1 FROM urls), state = ${STATE_PENDING}, attempts = attempts + 1 WHERE key = ?`),
       setMeta: this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
     this.tx = {
@@ -223,7 +228,18 @@ export class SqliteFrontier implements FrontierStore {
     const row = this.buffer.pop() as Row;
     this.cursor = row.id;
     this.pendingCount--;
-    return { key: row.key, url: row.url, depth: row.depth };
+    return row.attempts === 0 ? { key: row.key, url: row.url, depth: row.depth } : { key: row.key, url: row.url, depth: row.depth, attempts: row.attempts };
+  }
+
+  retry(entry: FrontierEntry): void {
+    this.guard(() => {
+      this.begin();
+      this.stmt.retry.run(entry.key);
+      this.pendingCount++;
+      this.tx.release.run();
+      this.inPage = false;
+      if (performance.now() - this.lastCommit >= this.commitIntervalMs) this.flushUnguarded();
+    });
   }
 
   recordDocument(id: number): void {

@@ -18,6 +18,8 @@ export interface FrontierEntry {
   key: string;
   url: string;
   depth: number;
+  /** Tries made so far and failed in a way worth retrying (absent: none). */
+  attempts?: number;
 }
 
 export interface FrontierStore {
@@ -36,6 +38,12 @@ export interface FrontierStore {
   recordDocument(id: number): void;
   /** Makes the processing of `entry` (and what it added) durable. */
   commit(entry: FrontierEntry): void;
+  /**
+   * Queues `entry` again, at the end of the queue (later in the crawl, at its
+   * depth), with one more attempt counted: its try failed in a way worth
+   * retrying. It counts as the processing of `entry`: no `commit` follows.
+   */
+  retry(entry: FrontierEntry): void;
   /** The highest document ID committed so far (0 when none). */
   readonly lastDocumentId: number;
   /** Entries queued and not yet taken. */

@@ -10,7 +10,7 @@ import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
-import { failureReason, tseRejectReason, type SeedPanic } from './tse.js';
+import { failureReason, tseFinalReason, tseRetry, type SeedPanic } from './tse.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
 
@@ -44,7 +44,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     inScope: p.inScope,
     async onResponse(page: FetchedPage) {
       const { response, url, entry } = page;
-      const reject = tseRejectReason(response);
+      const reject = tseFinalReason(response, settings.maxRetryAfterMs);
       if (reject !== undefined) {
         onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: reject });
         return 'done';
@@ -62,6 +62,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: failureReason(error) });
     },
     onSeedDisallowed: () => seedPanic.disallowed(),
+    retry: tseRetry(settings.retries, settings.maxRetryAfterMs),
   };
 
   const crawl = new Crawl({

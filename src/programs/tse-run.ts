@@ -44,7 +44,7 @@ export async function runTse(settings: TseSettings, io: CliIo): Promise<number> 
   await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
   const client = new HttpClient(settings.client);
   const politeness = new Politeness({ delayMs: settings.delayMs });
-  const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs });
+  const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
   const mayFollow = robotsRedirectRule(settings.scope, settings.shared !== undefined, io.stderr);
   const parts: TseParts = {

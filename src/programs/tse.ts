@@ -8,6 +8,10 @@
 import { CrawlerError } from '../errors.js';
 import type { LinkAction } from '../engine/crawl.js';
 import type { FetchResponse, HttpClientOptions } from '../http/client.js';
+import { retryAfterMs } from '../http/retry-after.js';
+import { isPushback } from '../engine/pushback.js';
+import type { FetchOutcome } from '../engine/redirects.js';
+import type { FrontierEntry } from '../frontier/store.js';
 import { headerValue } from '../http/response-parser.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
@@ -31,6 +35,8 @@ export interface TseSettings {
   maxRedirects: number;
   /** The longest Retry-After pause granted (--max-retry-after). */
   maxRetryAfterMs: number;
+  /** Tries after the first for a page the server pushed back on (--retries). */
+  retries: number;
   maxPathSegments: number;
   client: Partial<HttpClientOptions> & { userAgent: string };
   concurrency: number;
@@ -54,6 +60,33 @@ export function tseRejectReason(response: FetchResponse): string | undefined {
   if (response.status !== 200) return `(HTTP ${response.status})`;
   const type = headerValue(response.headers, 'content-type');
   return isHtmlContentType(type) ? undefined : `(not HTML: ${type})`;
+}
+
+/**
+ * Whether a try is made again later in the crawl: the server pushed back
+ * (429, 500, 502, 503, 504, a timeout or a reset) and the page has tries
+ * left. A Retry-After beyond the cap is not waited for, so that page fails
+ * now, with the server's value in its reason.
+ */
+export function tseRetry(retries: number, maxRetryAfterMs: number): (entry: FrontierEntry, outcome: FetchOutcome) => boolean {
+  return (entry, outcome) => {
+    if ((entry.attempts ?? 0) >= retries || !isPushback(outcome)) return false;
+    const response = outcome.response;
+    const value = response === undefined ? undefined : headerValue(response.headers, 'retry-after');
+    if (response === undefined || value === undefined) return true;
+    const ms = retryAfterMs(value, headerValue(response.headers, 'date'), Date.now());
+    return ms === undefined || ms <= maxRetryAfterMs;
+  };
+}
+
+/** Why a final response is not saved, with the server's Retry-After when it asked for a pause beyond the cap. */
+export function tseFinalReason(response: FetchResponse, maxRetryAfterMs: number): string | undefined {
+  const reason = tseRejectReason(response);
+  if (reason === undefined || (response.status !== 429 && response.status !== 503)) return reason;
+  const value = headerValue(response.headers, 'retry-after');
+  if (value === undefined) return reason;
+  const ms = retryAfterMs(value, headerValue(response.headers, 'date'), Date.now());
+  return ms !== undefined && ms > maxRetryAfterMs ? `(HTTP ${response.status}, Retry-After: ${value}, beyond --max-retry-after ${maxRetryAfterMs / 1000} s)` : reason;
 }
 
 /** The reason a `Failed` line gives for a URL that could not be fetched or saved. */

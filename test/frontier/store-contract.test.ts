@@ -77,6 +77,26 @@ for (const [name, make] of stores) {
       s.close();
     });
 
+    test('retry: the entry is queued again at the end, at its depth, with its attempts counted; it stays seen', () => {
+      const s = make();
+      for (const k of ['a', 'b']) s.add(e(k, 1));
+      const a = s.next() as FrontierEntry;
+      s.retry(a);
+      assert.equal(s.pending, 2);
+      s.add(e('c', 2));
+      const b = s.next() as FrontierEntry;
+      assert.equal(b.key, 'b');
+      assert.equal(b.attempts ?? 0, 0, 'an entry never retried has no attempts');
+      s.commit(b);
+      const again = s.next() as FrontierEntry;
+      assert.deepEqual({ key: again.key, depth: again.depth, attempts: again.attempts }, { key: 'a', depth: 1, attempts: 1 }, 'after the entries queued before it was retried');
+      s.retry(again);
+      assert.equal(s.next()?.key, 'c');
+      assert.equal(s.next()?.attempts, 2, 'each retry counts');
+      assert.equal(s.isSeen('a'), true);
+      assert.equal(s.add(e('a', 1)), false, 'a retried entry is no new link');
+    });
+
     test('many entries (beyond one prefetch batch) keep their order', () => {
       const s = make();
       for (let i = 0; i < 2000; i++) s.add(e(`k${i}`, 1));
@@ -113,6 +133,18 @@ describe('SqliteFrontier durability', () => {
     assert.equal(r.lastDocumentId, 1);
     assert.equal(r.isSeen('c'), false, 'uncommitted link rolled back');
     assert.deepEqual([r.next()?.key, r.next()?.key, r.next()], ['a', 'b', undefined]);
+    r.close();
+  });
+
+  test('a retried entry keeps its attempts across a reopen (--resume keeps retry counts)', () => {
+    const dir = tempDir();
+    const s = open(dir, false);
+    s.add(e('seed', 0));
+    s.retry(s.next() as FrontierEntry);
+    s.close();
+    const r = open(dir, true);
+    const seed = r.next();
+    assert.deepEqual({ key: seed?.key, attempts: seed?.attempts }, { key: 'seed', attempts: 1 });
     r.close();
   });
 
