@@ -27,7 +27,7 @@
 import { CrawlerError } from '../errors.js';
 import { badResponse, excerpt } from './header-lines.js';
 import { HeaderSection } from './header-section.js';
-import { MAX_CHUNK_LINE, STATUS_PREFIX, parseChunkSize, statusByteOk } from './line-syntax.js';
+import { MAX_CHUNK_LINE, STATUS_PREFIX, checkStatusPrefix, parseChunkSize } from './line-syntax.js';
 import { DEFAULT_LIMITS, type ParsedResponse, type ResponseHead, type ResponseParserOptions } from './parsed-response.js';
 
 export { headerValue, headerValues, type Field, type Framing } from './header-lines.js';
@@ -237,7 +237,7 @@ export class ResponseParser {
       this.section.leadingWhitespace(state === TRAILERS);
     }
     const lf = buf.indexOf(LF, pos);
-    if (state === STATUS && this.prefixOk < STATUS_PREFIX) this.checkPrefix(buf, pos, lf === -1 ? buf.length : lf);
+    if (state === STATUS && this.prefixOk < STATUS_PREFIX) this.prefixOk = checkStatusPrefix(buf, pos - this.pieceBytes, lf === -1 ? buf.length : lf, this.prefixOk);
     if (lf === -1) {
       this.stash(buf, pos);
       return buf.length;
@@ -289,16 +289,6 @@ export class ResponseParser {
     if (this.state === CHUNK_SIZE) {
       if (this.pieceBytes > MAX_CHUNK_LINE) throw badResponse(`chunk-size line longer than ${MAX_CHUNK_LINE} bytes`);
     } else if (this.sectionBytes + this.pieceBytes > this.maxHeaderBytes) throw this.headerOverflow();
-  }
-
-  /** Rejects a status line at its first byte that cannot start "HTTP/d.d ddd " (no waiting for 64 KiB of garbage). */
-  private checkPrefix(buf: Buffer, from: number, to: number): void {
-    for (let k = this.prefixOk; k < STATUS_PREFIX && from + k - this.pieceBytes < to; k++) {
-      if (!statusByteOk(k, buf[from + k - this.pieceBytes] as number)) {
-        throw badResponse(`not an HTTP/1.x status line: ${excerpt(buf.toString('latin1', from, Math.min(to, from + 40)))}`);
-      }
-      this.prefixOk = k + 1;
-    }
   }
 
   /** The blank line after the fields: skip an interim response, or decide how the body is framed. */
