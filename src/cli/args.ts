@@ -18,93 +18,17 @@
  *   flags.maxPages; // number | undefined (no default)
  *   flags.delayMs;  // number: `--delay 0.5` gives 500
  *
- * Keys are the flag names in camelCase (`--max-pages` is `maxPages`); a
- * duration's key adds `Ms` (`--delay` is `delayMs`), so the unit is in the
- * name and code written for the seconds a flag used to hold does not compile.
- * Values by type:
- *   boolean             boolean (false when absent)
- *   count               number; `| undefined` without a default
- *   duration            number of milliseconds, from seconds on the command
- *                       line and in `default`; `| undefined` without a default
- *   string              string; `| undefined` without a default
- *   string, repeatable  string[] in the order given, undefined when absent
+ * The keys (camelCase, `Ms` added for a duration) and the value of each flag
+ * type are told in flag-types.ts, which holds the table's types.
  */
 import { CrawlerError } from '../errors.js';
+import { flagKey, type FlagSpec, type FlagValues } from './flag-types.js';
 
-interface FlagBase {
-  /** kebab-case, as on the command line: `--max-pages`. */
-  name: string;
-  help: string;
-  /** Metavariable shown in help, e.g. SECONDS. */
-  arg?: string;
-  /** One-letter alias, e.g. "q" for -q. */
-  short?: string;
-}
-
-/** A switch: true when given, false when not. It takes no value. */
-export interface BooleanFlag extends FlagBase {
-  type: 'boolean';
-}
-
-/** A non-negative whole number. */
-export interface CountFlag extends FlagBase {
-  type: 'count';
-  /** Shown in help; the value used when the flag is absent. */
-  default?: number;
-}
-
-/** A non-negative decimal number of seconds on the command line; the parsed value is milliseconds. */
-export interface DurationFlag extends FlagBase {
-  type: 'duration';
-  /** In seconds, as the user would write it: shown in help, and used (as milliseconds) when the flag is absent. */
-  default?: number;
-}
-
-export interface StringFlag extends FlagBase {
-  type: 'string';
-  /** Shown in help; the value used when the flag is absent. */
-  default?: string;
-  repeatable?: false;
-}
-
-/** May be given more than once: the values are collected, in order, into a string[]. */
-export interface RepeatableStringFlag extends FlagBase {
-  type: 'string';
-  repeatable: true;
-}
-
-export type FlagSpec = BooleanFlag | CountFlag | DurationFlag | StringFlag | RepeatableStringFlag;
-export type FlagType = FlagSpec['type'];
-
-type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
-
-/** The key of a flag's value in the parsed flags: camelCase, plus `Ms` for a duration. */
-export type FlagKey<F extends FlagSpec> = F extends { type: 'duration' } ? `${CamelCase<F['name']>}Ms` : CamelCase<F['name']>;
-
-/** The type of a flag's parsed value (see the module comment). */
-export type FlagValue<F extends FlagSpec> = F extends { type: 'boolean' }
-  ? boolean
-  : F extends { repeatable: true }
-    ? string[] | undefined
-    : (F extends { type: 'string' } ? string : number) | (F extends { default: number | string } ? never : undefined);
-
-/** The parsed flags of a table: one key per flag, typed. */
-export type FlagValues<S extends readonly FlagSpec[]> = { [F in S[number] as FlagKey<F>]: FlagValue<F> };
+export { defineFlags, flagKey, type BooleanFlag, type CountFlag, type DurationFlag, type FlagKey, type FlagSpec, type FlagType, type FlagValue, type FlagValues, type RepeatableStringFlag, type StringFlag } from './flag-types.js';
 
 export interface ParsedArgs<S extends readonly FlagSpec[] = readonly FlagSpec[]> {
   flags: FlagValues<S>;
   positionals: string[];
-}
-
-/** Declares a flag table with its literal types kept, so that parseArgs can type the values. Returns `specs`. */
-export function defineFlags<const S extends readonly FlagSpec[]>(specs: S): S {
-  return specs;
-}
-
-/** The runtime twin of FlagKey. */
-export function flagKey(spec: FlagSpec): string {
-  const camel = spec.name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-  return spec.type === 'duration' ? `${camel}Ms` : camel;
 }
 
 const SECONDS_RE = /^[0-9]+(\.[0-9]+)?$/;

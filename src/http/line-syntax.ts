@@ -16,12 +16,31 @@ const HTTP_SLASH = Buffer.from('HTTP/', 'latin1');
 export const STATUS_PREFIX = 13;
 
 /** RFC 9112 §4: may byte `b` be byte `k` (< STATUS_PREFIX) of a status line? */
-export function statusByteOk(k: number, b: number): boolean {
+function statusByteOk(k: number, b: number): boolean {
   if (k < 5) return b === HTTP_SLASH[k];
   if (k === 6) return b === 46; // "."
   if (k === 8) return b === SP;
   if (k === 12) return b === SP || b === CR; // the reason phrase may be absent
   return b >= 48 && b <= 57; // version and status digits
+}
+
+/**
+ * Checks a status line's first STATUS_PREFIX bytes as they arrive, so that a
+ * line that cannot start "HTTP/d.d ddd " is refused at its first wrong byte
+ * (no waiting for 64 KiB of garbage). Byte k of the line is
+ * `buf[lineStart + k]` (lineStart is negative when the line began in an
+ * earlier chunk); bytes before `to` have arrived; the first `checked` were
+ * checked before. Returns how many are checked now. Throws ERR_BAD_RESPONSE.
+ */
+export function checkStatusPrefix(buf: Buffer, lineStart: number, to: number, checked: number): number {
+  let k = checked;
+  for (; k < STATUS_PREFIX && lineStart + k < to; k++) {
+    if (!statusByteOk(k, buf[lineStart + k] as number)) {
+      const from = Math.max(lineStart, 0);
+      throw badResponse(`not an HTTP/1.x status line: ${excerpt(buf.toString('latin1', from, Math.min(to, from + 40)))}`);
+    }
+  }
+  return k;
 }
 
 /** RFC 9112 §4: status-line = HTTP-version SP status-code SP [ reason-phrase ]; the SP before an absent reason may be missing too. */

@@ -18,77 +18,25 @@
  *   be read as two different line structures;
  * - spaces and tabs after a chunk size are tolerated (they cannot change the
  *   size; RFC 9112 §7.1.1 allows BWS before ";" anyway);
- * - a header or trailer line that cannot be a field (no colon, or a name that
- *   is not a token, such as IIS 6's "en-US Content-Type: text/xml") is skipped
- *   with a note in `notes`, as curl, wget and browsers skip it. A skipped line
- *   never frames a body, not even "Content-Length : 4" (whitespace before the
- *   colon, RFC 9112 §5.1), a classic framing trick; since a proxy would read
- *   that one as a Content-Length, the connection is not reused after it (see
- *   addFieldLine and namesFramingField in header-lines.ts).
+ * - a header or trailer line that cannot be a field is skipped with a note
+ *   in `notes`, and never frames a body (see header-section.ts).
  * What makes framing ambiguous is still rejected (RFC 9112 §6.3): differing
  * or invalid Content-Length values, an invalid chunk size, a bare CR, or
  * whitespace before the first field line (§2.2).
  */
 import { CrawlerError } from '../errors.js';
-import { SKIPPED, addFieldLine, badResponse, decideFraming, excerpt, isName, namesFramingField, parseContentLength, type Field, type Framing } from './header-lines.js';
-import { MAX_CHUNK_LINE, STATUS_PREFIX, parseChunkSize, parseStatusLine, statusByteOk } from './line-syntax.js';
+import { badResponse, excerpt } from './header-lines.js';
+import { HeaderSection } from './header-section.js';
+import { MAX_CHUNK_LINE, STATUS_PREFIX, checkStatusPrefix, parseChunkSize } from './line-syntax.js';
+import { DEFAULT_LIMITS, type ParsedResponse, type ResponseHead, type ResponseParserOptions } from './parsed-response.js';
 
 export { headerValue, headerValues, type Field, type Framing } from './header-lines.js';
-
-/** Caps that bound the memory one response may use. */
-export interface ParserLimits {
-  /** Cap on the header section (status line + fields + blank line, interim 1xx heads included), and separately on the trailers. */
-  maxHeaderBytes: number;
-  /** Cap on the body bytes (after chunked framing is removed). */
-  maxBodyBytes: number;
-}
-
-/** 64 KiB of header section, 10 MiB of body. */
-export const DEFAULT_LIMITS: ParserLimits = Object.freeze({ maxHeaderBytes: 64 * 1024, maxBodyBytes: 10 * 1024 * 1024 });
-
-/** A complete final response. */
-export interface ParsedResponse {
-  /** "1.1", "1.0" (as sent). */
-  version: string;
-  status: number;
-  /** The reason phrase as sent (may be empty). */
-  reason: string;
-  /** In order, names as sent, values OWS-trimmed; an obs-fold continuation is joined to its value with one SP. */
-  headers: Field[];
-  /** Chunked trailer fields, same form; [] when none. */
-  trailers: Field[];
-  /** The body bytes exactly as sent (chunked framing removed), never decoded. */
-  body: Buffer;
-  /** May the connection carry another request after this message? */
-  keepAlive: boolean;
-  framing: Framing;
-  /**
-   * What was tolerated in this response, for the user (one line each, no
-   * control chars): so far one note per skipped header or trailer line, e.g.
-   * `skipped a header line that is not a field: "en-US Content-Type: text/xml"`.
-   * Undefined when there is nothing to say (the usual case: no array made).
-   * A head has the notes of the header section (and interim responses);
-   * where it has any, the response's `notes` is the same array, to which
-   * skipped trailer lines add theirs.
-   */
-  notes: string[] | undefined;
-}
-
-/** What is known once the final response's header section is complete, before its body. */
-export type ResponseHead = Omit<ParsedResponse, 'trailers' | 'body'>;
-
-export interface ResponseParserOptions {
-  limits?: Partial<ParserLimits>;
-  /** The request was HEAD: the response has no body whatever its fields say (RFC 9112 §6.3). */
-  headRequest?: boolean;
-}
+export { DEFAULT_LIMITS, type ParsedResponse, type ParserLimits, type ResponseHead, type ResponseParserOptions } from './parsed-response.js';
 
 const CR = 13;
 const LF = 10;
 const SP = 32;
 const HT = 9;
-/** Notes kept per response; one more says that the rest were not kept. */
-const MAX_NOTES = 10;
 /** Empty lines tolerated before a status line (RFC 9112 §2.2 asks for "at least one"). */
 const MAX_EMPTY_LINES = 4;
 const EMPTY = Buffer.alloc(0);
@@ -127,13 +75,8 @@ export class ResponseParser {
   private sectionBytes = 0;
   /** How many of the first STATUS_PREFIX bytes of the status line have been checked. */
   private prefixOk = 0;
-  private major = 0;
-  private minor = 0;
-  private statusCode = 0;
-  private reasonText = '';
-  private fields: Field[] = [];
-  private firstLength = -1;
-  private gotStatus = false;
+  /** The status line, fields, trailers and notes: what the lines of the field sections say. */
+  private readonly section = new HeaderSection();
   private headInfo: ResponseHead | undefined;
   private fixed: Buffer | undefined;
   /** A Content-Length body that arrived within one fed chunk: a view of that chunk. */
@@ -142,12 +85,6 @@ export class ResponseParser {
   private remaining = 0;
   private parts: Buffer[] = [];
   private bodyBytes = 0;
-  private trailerFields: Field[] = [];
-  /** The last header or trailer line was skipped: an obs-fold continuation of it is skipped too. */
-  private skipping = false;
-  /** A skipped header line named a framing field ("Content-Length : 5"): the connection is not reused. */
-  private framingInDoubt = false;
-  private notes: string[] | undefined;
   private result: ParsedResponse | undefined;
   private extraParts: Buffer[] = [];
   private extraCache: Buffer | undefined;
@@ -176,7 +113,7 @@ export class ResponseParser {
 
   /** A (final or interim) status line was parsed. */
   get statusReceived(): boolean {
-    return this.gotStatus;
+    return this.section.gotStatus;
   }
 
   /** Bytes received after the complete message (their presence makes the connection non-reusable). */
@@ -214,7 +151,7 @@ export class ResponseParser {
       ? `connection closed after the headers had arrived, before the end of the body (${this.progress()})`
       : !this.anyByte
         ? 'connection closed before any response byte arrived'
-        : `connection closed before the end of the headers (${this.gotStatus ? 'status line received' : 'no status line yet'})`;
+        : `connection closed before the end of the headers (${this.section.gotStatus ? 'status line received' : 'no status line yet'})`;
     this.failure = new CrawlerError('ERR_PREMATURE_CLOSE', message);
     throw this.failure;
   }
@@ -295,15 +232,12 @@ export class ResponseParser {
   /** One step of a line state (status, field, chunk-size or trailer line); returns the new position. */
   private lineStep(buf: Buffer, pos: number): number {
     const state = this.state;
-    if (this.pieceBytes === 0 && (buf[pos] === SP || buf[pos] === HT)) {
-      // Whitespace before the first field (RFC 9112 §2.2): reject at once, not when the line ends.
-      // A continuation of a skipped line is no such whitespace: it is skipped with that line.
-      if (!this.skipping && ((state === HEADERS && this.fields.length === 0) || (state === TRAILERS && this.trailerFields.length === 0))) {
-        throw badResponse('whitespace before the first field line');
-      }
+    if (this.pieceBytes === 0 && (buf[pos] === SP || buf[pos] === HT) && (state === HEADERS || state === TRAILERS)) {
+      // Whitespace before the first field (RFC 9112 §2.2): rejected at once, not when the line ends.
+      this.section.leadingWhitespace(state === TRAILERS);
     }
     const lf = buf.indexOf(LF, pos);
-    if (state === STATUS && this.prefixOk < STATUS_PREFIX) this.checkPrefix(buf, pos, lf === -1 ? buf.length : lf);
+    if (state === STATUS && this.prefixOk < STATUS_PREFIX) this.prefixOk = checkStatusPrefix(buf, pos - this.pieceBytes, lf === -1 ? buf.length : lf, this.prefixOk);
     if (lf === -1) {
       this.stash(buf, pos);
       return buf.length;
@@ -331,12 +265,14 @@ export class ResponseParser {
     if (this.sectionBytes > this.maxHeaderBytes) throw this.headerOverflow();
     const s = line.toString('latin1', start, end);
     if (s.indexOf('\r') !== -1) throw badResponse(`bare CR in ${excerpt(s)}`); // RFC 9112 §2.2
-    if (state === STATUS) this.startLine(s);
-    else if (state === HEADERS) {
+    if (state === STATUS) {
+      this.section.statusLine(s);
+      this.state = HEADERS;
+    } else if (state === HEADERS) {
       if (s.length === 0) this.endOfHead();
-      else this.fieldLine(s);
+      else this.section.headerLine(s);
     } else if (s.length === 0) this.complete();
-    else this.addLine(this.trailerFields, s);
+    else this.section.trailerLine(s);
     return lf + 1;
   }
 
@@ -355,82 +291,21 @@ export class ResponseParser {
     } else if (this.sectionBytes + this.pieceBytes > this.maxHeaderBytes) throw this.headerOverflow();
   }
 
-  /** Rejects a status line at its first byte that cannot start "HTTP/d.d ddd " (no waiting for 64 KiB of garbage). */
-  private checkPrefix(buf: Buffer, from: number, to: number): void {
-    for (let k = this.prefixOk; k < STATUS_PREFIX && from + k - this.pieceBytes < to; k++) {
-      if (!statusByteOk(k, buf[from + k - this.pieceBytes] as number)) {
-        throw badResponse(`not an HTTP/1.x status line: ${excerpt(buf.toString('latin1', from, Math.min(to, from + 40)))}`);
-      }
-      this.prefixOk = k + 1;
-    }
-  }
-
-  private startLine(s: string): void {
-    const line = parseStatusLine(s);
-    this.major = line.major;
-    this.minor = line.minor;
-    this.statusCode = line.status;
-    this.reasonText = line.reason;
-    this.gotStatus = true;
-    this.state = HEADERS;
-  }
-
-  /** Adds a header or trailer line to `fields`; one that cannot be a field is skipped with a note. Returns addFieldLine's answer. */
-  private addLine(fields: Field[], s: string): number {
-    const i = addFieldLine(fields, s, this.skipping);
-    this.skipping = i === SKIPPED;
-    if (i === SKIPPED) {
-      const header = this.state === HEADERS;
-      if (header && namesFramingField(s)) this.framingInDoubt = true;
-      const notes = (this.notes ??= []);
-      if (notes.length < MAX_NOTES) notes.push(`skipped a ${header ? 'header' : 'trailer'} line that is not a field: ${excerpt(s)}`);
-      else if (notes.length === MAX_NOTES) notes.push(`skipped more lines that are not fields (only the first ${MAX_NOTES} are noted)`);
-    }
-    return i;
-  }
-
-  private fieldLine(s: string): void {
-    const i = this.addLine(this.fields, s);
-    if (i === SKIPPED) return;
-    const field = this.fields[i] as Field;
-    // Reject a bad Content-Length (RFC 9110 §8.6) as soon as its line arrives; endOfHead
-    // reads the final values again. An empty value waits: an obs-fold line may still give it
-    // its digits ("Content-Length:" then " 6"); a fold cannot make a non-empty invalid value valid.
-    if (isName(field[0], 'content-length') && field[1] !== '') {
-      const n = parseContentLength(field[1]);
-      if (this.firstLength !== -1 && n !== this.firstLength) throw badResponse('conflicting Content-Length fields');
-      this.firstLength = n;
-    }
-  }
-
   /** The blank line after the fields: skip an interim response, or decide how the body is framed. */
   private endOfHead(): void {
-    const status = this.statusCode;
-    this.skipping = false;
-    if (status < 200 && status !== 101) {
-      // RFC 9110 §15.2: an interim response; the final one follows. Its bytes stay in the header cap,
-      // its notes stay in `notes` (they tell what the server sent), its fields frame nothing.
-      this.fields = [];
-      this.firstLength = -1;
-      this.framingInDoubt = false;
+    const head = this.section.endOfHead(this.headRequest);
+    if (head === undefined) {
+      // An interim response; the final one follows. Its bytes stay in the header cap.
       this.emptyLines = 0;
       this.state = START;
       return;
     }
-    const { framing, length, keepAlive } = decideFraming(this.fields, status, this.major, this.minor, this.headRequest);
+    const length = this.section.bodyLength;
     if (length > this.maxBodyBytes) throw this.bodyOverflow(`Content-Length ${length}`);
-    this.headInfo = {
-      version: `${this.major}.${this.minor}`,
-      status,
-      reason: this.reasonText,
-      headers: this.fields,
-      keepAlive: keepAlive && !this.framingInDoubt,
-      framing,
-      notes: this.notes,
-    };
+    this.headInfo = head;
     this.sectionBytes = 0;
-    if (framing === 'chunked') this.state = CHUNK_SIZE;
-    else if (framing === 'close') this.state = BODY_CLOSE;
+    if (head.framing === 'chunked') this.state = CHUNK_SIZE;
+    else if (head.framing === 'close') this.state = BODY_CLOSE;
     else if (length > 0) {
       // The buffer is allocated when the first body bytes arrive, and only if the body spans chunks.
       this.remaining = length;
@@ -456,7 +331,7 @@ export class ResponseParser {
     const { version, status, reason, headers, keepAlive, framing } = this.headInfo as ResponseHead;
     const body = this.view ?? this.fixed ?? (this.parts.length === 0 ? EMPTY : Buffer.concat(this.parts, this.bodyBytes));
     // A literal, not a spread of the head: this runs once per response on the hot path.
-    this.result = { version, status, reason, headers, trailers: this.trailerFields, body, keepAlive, framing, notes: this.notes };
+    this.result = { version, status, reason, headers, trailers: this.section.trailers, body, keepAlive, framing, notes: this.section.notes };
     this.state = DONE;
     this.fixed = undefined;
     this.view = undefined;
