@@ -49,6 +49,10 @@ function convert(spec: FlagSpec, raw: string): number | string {
     if (!SECONDS_RE.test(raw)) throw new CrawlerError('ERR_INVALID_OPTION', `--${spec.name} must be a non-negative number of seconds, got "${raw}"`);
     return msFromSeconds(raw);
   }
+  if (spec.type === 'factor') {
+    if (!SECONDS_RE.test(raw)) throw new CrawlerError('ERR_INVALID_OPTION', `--${spec.name} must be a non-negative number, got "${raw}"`);
+    return Number(raw);
+  }
   if (spec.type === 'count') {
     if (!COUNT_RE.test(raw) || !Number.isSafeInteger(Number(raw))) throw new CrawlerError('ERR_INVALID_OPTION', `--${spec.name} must be a non-negative whole number, got "${raw}"`);
     return Number(raw);

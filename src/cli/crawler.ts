@@ -133,6 +133,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       maxDepth,
       scope,
       delayMs: flags.delayMs,
+      delayFactor: flags.delayFactor,
       userAgent,
       ignoreRobots: flags.ignoreRobots,
       maxPages: flags.maxPages,

@@ -12,6 +12,7 @@
  *   count               number; `| undefined` without a default
  *   duration            number of milliseconds, from seconds on the command
  *                       line and in `default`; `| undefined` without a default
+ *   factor              number (a non-negative decimal); `| undefined` without a default
  *   string              string; `| undefined` without a default
  *   string, repeatable  string[] in the order given, undefined when absent
  */
@@ -45,6 +46,13 @@ export interface DurationFlag extends FlagBase {
   default?: number;
 }
 
+/** A non-negative decimal number without a unit (a factor, such as --delay-factor 2.5). */
+export interface FactorFlag extends FlagBase {
+  type: 'factor';
+  /** Shown in help; the value used when the flag is absent. */
+  default?: number;
+}
+
 export interface StringFlag extends FlagBase {
   type: 'string';
   /** Shown in help; the value used when the flag is absent. */
@@ -58,7 +66,7 @@ export interface RepeatableStringFlag extends FlagBase {
   repeatable: true;
 }
 
-export type FlagSpec = BooleanFlag | CountFlag | DurationFlag | StringFlag | RepeatableStringFlag;
+export type FlagSpec = BooleanFlag | CountFlag | DurationFlag | FactorFlag | StringFlag | RepeatableStringFlag;
 export type FlagType = FlagSpec['type'];
 
 type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;

@@ -90,6 +90,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
       keyword,
       outputDir,
       delayMs: flags.delayMs,
+      delayFactor: flags.delayFactor,
       maxUrlLength: maxUrl,
       maxRedirects: flags.maxRedirects,
       maxRetryAfterMs: flags.maxRetryAfterMs,

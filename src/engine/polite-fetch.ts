@@ -47,15 +47,21 @@ export class PoliteFetcher {
     };
     try {
       checkStop();
-      return this.listen(await this.backingOff(url, this.client.fetch(url, {
-        onRequestWritten: () => release(),
+      let startedAt = 0;
+      const response = await this.backingOff(url, this.client.fetch(url, {
+        onRequestWritten: () => {
+          startedAt = performance.now();
+          release();
+        },
         // A request re-sent because the kept-alive connection was closed is a new request start: it waits its turn.
         beforeResend: async () => {
           release();
           release = await this.politeness.turn(url.origin, signal);
           checkStop();
         },
-      })));
+      }));
+      this.politeness.responded(url.origin, performance.now() - startedAt);
+      return this.listen(response);
     } finally {
       // A failed connect still counts as an attempt on the host.
       release();

@@ -13,6 +13,8 @@ const EARLY_WAKE_MS = 3;
 export interface PolitenessOptions {
   /** The crawl-wide least interval between request starts to one host, in ms. */
   delayMs: number;
+  /** --delay-factor: each host's interval is at least this times its last response's duration (0: off). */
+  delayFactor?: number;
   clock?: Clock;
 }
 
@@ -26,6 +28,9 @@ export class Politeness {
   private readonly hostDelay = new Map<string, number>();
   private readonly tails = new Map<string, Promise<void>>();
 
+  /** F times each host's last response duration (--delay-factor), when F > 0. */
+  private readonly responseFloor = new Map<string, number>();
+  private readonly delayFactor: number;
   /** Consecutive failed tries per host (back-off). */
   private readonly failures = new Map<string, number>();
   /** Hosts a server asked to pause (Retry-After), until when (the clock's ms). */
@@ -33,6 +38,7 @@ export class Politeness {
 
   constructor(options: PolitenessOptions) {
     this.delayMs = options.delayMs;
+    this.delayFactor = options.delayFactor ?? 0;
     this.clock = options.clock ?? systemClock;
   }
 
@@ -44,7 +50,7 @@ export class Politeness {
 
   /** The interval that applies to `host`: max(delay, Crawl-delay), doubled per consecutive failure (at most 60 s). */
   intervalFor(host: string): number {
-    const base = Math.max(this.delayMs, this.hostDelay.get(host) ?? 0);
+    const base = Math.max(this.delayMs, this.hostDelay.get(host) ?? 0, this.responseFloor.get(host) ?? 0);
     const streak = this.failures.get(host);
     return streak === undefined ? base : Math.max(base, Math.min(MAX_BACKOFF_MS, base * 2 ** streak));
   }
@@ -52,6 +58,15 @@ export class Politeness {
   /** A try at `host` failed in a way that says the server struggles: its interval doubles (spec decision "When the server pushes back"). */
   failed(host: string): void {
     this.failures.set(host, Math.min(30, (this.failures.get(host) ?? 0) + 1));
+  }
+
+  /**
+   * The last response from `host` took `ms` (request start to last byte):
+   * with a delay factor F, the host's interval is at least F times that
+   * (Heritrix's delay factor: a slower server gets more time).
+   */
+  responded(host: string, ms: number): void {
+    if (this.delayFactor > 0) this.responseFloor.set(host, this.delayFactor * ms);
   }
 
   /** A try at `host` succeeded: its interval is restored. */

@@ -34,6 +34,8 @@ export interface KeywordHunterSettings {
   keyword: string;
   outputDir: string | undefined;
   delayMs: number;
+  /** --delay-factor (0: off). */
+  delayFactor: number;
   maxUrlLength: number;
   maxRedirects: number;
   /** The longest Retry-After pause granted (--max-retry-after). */
@@ -85,7 +87,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
   if (outputDir !== undefined) await prepareOutputDir(outputDir);
 
   const client = new HttpClient(settings.client);
-  const politeness = new Politeness({ delayMs: settings.delayMs });
+  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrlLength), settings.maxPathSegments);
   const robots = new RobotsPolicy({

@@ -43,7 +43,7 @@ export interface TseParts {
 export async function runTse(settings: TseSettings, io: CliIo): Promise<number> {
   await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
   const client = new HttpClient(settings.client);
-  const politeness = new Politeness({ delayMs: settings.delayMs });
+  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
   const mayFollow = robotsRedirectRule(settings.scope, settings.shared !== undefined, io.stderr);

@@ -28,6 +28,8 @@ export interface TseSettings {
   maxDepth: number;
   scope: Scope;
   delayMs: number;
+  /** --delay-factor (0: off). */
+  delayFactor: number;
   userAgent: string;
   ignoreRobots: boolean;
   maxPages: number | undefined;

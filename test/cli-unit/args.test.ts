@@ -153,3 +153,18 @@ test('help lists every flag with its default (a duration in seconds, as it is wr
   assert.match(help, /-q, --quiet +q$/m);
   assert.match(help, /--internal VALUE +i$/m);
 });
+
+test('a factor flag: a non-negative decimal without a unit, its default when absent, one clear error otherwise', () => {
+  const FACTOR = defineFlags([{ name: 'delay-factor', type: 'factor', arg: 'F', default: 0, help: 'x' }]);
+  const none: number = parseArgs([], FACTOR).flags.delayFactor;
+  assert.equal(none, 0);
+  assert.equal(parseArgs(['--delay-factor', '2.5'], FACTOR).flags.delayFactor, 2.5);
+  assert.equal(parseArgs(['--delay-factor=3'], FACTOR).flags.delayFactor, 3);
+  for (const bad of ['-1', 'abc', '1e3', '']) {
+    assert.throws(
+      () => parseArgs(['--delay-factor', bad], FACTOR),
+      (err: unknown) => isCrawlerError(err, 'ERR_INVALID_OPTION') && err.message === `--delay-factor must be a non-negative number, got "${bad}"`,
+      bad,
+    );
+  }
+});

@@ -143,3 +143,38 @@ test('a Retry-After beyond --max-retry-after is not waited for, and the note quo
   assert.equal(arrivals.length, 2);
   assert.equal(politeness.pausedUntilOf(`${server.origin}`), undefined, 'the host was never paused');
 });
+
+test('--delay-factor 2 against a server that answers in 200 ms: request starts at least 0.4 s apart (0 when off)', async () => {
+  for (const factor of [2, 0]) {
+    const starts: number[] = [];
+    const server = await startRaw(async (conn) => {
+      for (;;) {
+        const head = await conn.nextRequest();
+        if (head === undefined) return;
+        starts.push(performance.now());
+        await new Promise((r) => setTimeout(r, 200));
+        conn.socket.write(ok('slow'));
+      }
+    });
+    servers.push(server);
+    const politeness = new Politeness({ delayMs: 0, delayFactor: factor });
+    const client = new HttpClient({ userAgent: 'polite-fetch-test' });
+    try {
+      const fetcher = new PoliteFetcher(client, politeness);
+      for (const p of ['/1', '/2', '/3']) assert.equal((await fetcher.fetch(parseHttpUrl(`${server.origin}${p}`))).status, 200);
+      const host = server.origin;
+      if (factor === 2) {
+        // The interval is 2 x the last response's duration, which was at least the server's 200 ms.
+        assert.ok(politeness.intervalFor(host) >= 400, `interval ${politeness.intervalFor(host)} ms`);
+        for (let i = 1; i < starts.length; i++) {
+          const gap = (starts[i] as number) - (starts[i - 1] as number);
+          assert.ok(gap >= 400, `request ${i}: ${gap.toFixed(1)} ms after the one before`);
+        }
+      } else {
+        assert.equal(politeness.intervalFor(host), 0, 'off: the interval stays the delay');
+      }
+    } finally {
+      client.close();
+    }
+  }
+});
