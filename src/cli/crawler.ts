@@ -69,6 +69,15 @@ function usage(message: string, code: ErrorCode = 'ERR_USAGE'): CrawlerError {
   return new CrawlerError(code, message, { hint: 'Usage: crawler [options] seedURL pageDirectory maxDepth (see --help)' });
 }
 
+/** The value `make` gives, or its error as an option error with the usage line. */
+function option<T>(make: () => T, prefix = ''): T {
+  try {
+    return make();
+  } catch (err) {
+    throw usage(`${prefix}${describeError(err)}`, 'ERR_INVALID_OPTION');
+  }
+}
+
 /** crawler's main: returns the exit status. */
 export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   let parsed;
@@ -95,36 +104,21 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   if (!/^[0-9]+$/.test(depthText)) throw usage(`maxDepth must be a non-negative integer written in digits, got "${depthText}"`);
   const maxDepth = Number(depthText);
   if (maxDepth > depthLimit) throw usage(`maxDepth ${depthText} is above the depth limit ${depthLimit} (--depth-limit N changes it)`);
-  let scope: Scope;
-  try {
-    scope = flags.internal !== undefined ? prefixesScope(flags.internal) : sameOriginScope(seed);
-  } catch (err) {
-    throw usage(`invalid --internal prefix: ${describeError(err)}`, 'ERR_INVALID_OPTION');
-  }
+  const scope: Scope = option(() => (flags.internal !== undefined ? prefixesScope(flags.internal) : sameOriginScope(seed)), 'invalid --internal prefix: ');
   if (!scope(seed)) throw usage(`seedURL ${seed.key} is not inside --internal ${(flags.internal ?? []).join(' or ')}`, 'ERR_INVALID_OPTION');
-  let parallel;
-  try {
-    parallel = concurrencyFrom(flags);
-  } catch (err) {
-    throw usage(describeError(err), 'ERR_INVALID_OPTION');
-  }
+  const parallel = option(() => concurrencyFrom(flags));
   const userAgent = flags.userAgent;
   // RFC 9110 §5.5: no control characters in a field value; an empty one names no robots.txt group.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(userAgent)) throw usage('--user-agent must not contain control characters (CR, LF, NUL, TAB...)', 'ERR_INVALID_OPTION');
   if (userAgent.trim() === '') throw usage('--user-agent must not be empty', 'ERR_INVALID_OPTION');
-  const frontierSpec = flags.frontier; // a shared crawl: see crawler-worker.ts
+  const frontierSpec = flags.frontier; // a shared crawl: see src/programs/tse-worker.ts
   if (frontierSpec === undefined) {
     if (flags.strictBfs) throw usage('--strict-bfs goes with --frontier (a private crawl is strictly breadth first already)', 'ERR_INVALID_OPTION');
   } else if (flags.resume) {
     throw usage('--resume does not go with --frontier: a shared crawl is joined (and so resumed) by running the same command again', 'ERR_INVALID_OPTION');
   }
-  let leaseMs;
-  try {
-    leaseMs = leaseMsFrom(flags.leaseMs);
-  } catch (err) {
-    throw usage(describeError(err), 'ERR_INVALID_OPTION');
-  }
+  const leaseMs = option(() => leaseMsFrom(flags.leaseMs));
   const quiet = flags.quiet;
   return runTse(
     {
