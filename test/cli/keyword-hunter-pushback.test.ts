@@ -6,6 +6,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { longestGap, type Arrival } from '../helpers/arrivals.js';
 import { assertOutput, kh, LINK, PAGE } from '../helpers/kh-harness.js';
 import { answer, ok, startRawSite, type RawSite } from '../helpers/kh-raw.js';
 
@@ -32,8 +33,8 @@ test('429 with Retry-After: 2: status=429 and no retry, the next request to that
     'NOT_FOUND_KEYWORD:',
   ]);
   assert.deepEqual(site.paths(), ['/robots.txt', '/index.html', '/busy.html', '/after.html'], 'the 429 page is not asked again');
-  const at = (p: string): number => site.requests.find((q) => q.path === p)?.at as number;
-  const gap = at('/after.html') - at('/busy.html');
+  const arrival = (p: string): Arrival => site.requests.find((q) => q.path === p) as Arrival;
+  const gap = longestGap(arrival('/busy.html'), arrival('/after.html'));
   assert.ok(gap >= 2000, `the next request came ${gap.toFixed(0)} ms after the 429 (Retry-After: 2)`);
   assert.match(r.stderr, /busy\.html: HTTP 429 with Retry-After: 2: no request to this host for 2\.0 s/);
 });

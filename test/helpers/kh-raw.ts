@@ -7,6 +7,7 @@
  *
  * Strings are written as latin1: one character, one byte ("\xe9" is byte 0xE9).
  */
+import { arrivalNow, watchArrivals, type Arrival } from './arrivals.js';
 import { startRaw, type RawConnection, type RawServer } from './raw-server.js';
 import { sleep } from './kh-harness.js';
 
@@ -22,7 +23,8 @@ export type RawScript = (conn: RawConnection, head: string, nth: number) => Prom
 
 export type RawRoute = string | Buffer | RawAnswer | RawScript;
 
-export interface RawRequest {
+/** A request as received; `at` and `after` are its arrival window (performance.now() ms, see arrivals.ts). */
+export interface RawRequest extends Arrival {
   path: string;
   /** The request head as received (request line and headers, latin1). */
   head: string;
@@ -30,7 +32,6 @@ export interface RawRequest {
   connection: number;
   /** 1-based position of this request on its connection. */
   nth: number;
-  at: number;
 }
 
 export interface RawSite extends RawServer {
@@ -61,12 +62,16 @@ export const NOT_FOUND_ANSWER = 'HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n
 /** Starts a raw site on `host`; unknown paths (robots.txt included) answer 404, kept alive. */
 export async function startRawSite(routes: Record<string, RawRoute>, host = '127.0.0.1'): Promise<RawSite> {
   const requests: RawRequest[] = [];
+  const unwatch = watchArrivals();
   const server = await startRaw(async (conn) => {
+    // The first request of a connection can have come as soon as it was accepted (see arrivals.ts).
+    const accepted = arrivalNow().after;
     for (let nth = 1; ; nth++) {
       const head = await conn.nextRequest();
       if (head === undefined) return;
       const path = head.split(' ')[1] ?? '';
-      requests.push({ path, head, connection: conn.index, nth, at: performance.now() });
+      const { at, after } = arrivalNow();
+      requests.push({ path, head, connection: conn.index, nth, at, after: nth === 1 ? Math.min(accepted, after) : after });
       const route = routes[path] ?? NOT_FOUND_ANSWER;
       let end: 'close' | 'keep';
       if (typeof route === 'function') {
@@ -87,5 +92,13 @@ export async function startRawSite(routes: Record<string, RawRoute>, host = '127
       }
     }
   }, host);
-  return Object.assign(server, { requests, paths: () => requests.map((r) => r.path) });
+  const close = server.close.bind(server);
+  return Object.assign(server, {
+    requests,
+    paths: () => requests.map((r) => r.path),
+    close: async () => {
+      unwatch();
+      await close();
+    },
+  });
 }
