@@ -146,9 +146,11 @@ async function sharedCrawl(t: TestContext, frontier: string, dirs: string[]): Pr
       assert.match(end.stderr, new RegExp(`the crawl is done: ${hosts.reachable.length} pages in all`));
     }
   }
-  // The killed worker may have left a page staged for a claim it never
-  // completed (another lane's); run again, it finds the crawl done and
-  // removes what it left (one such file is planted, so the check is certain).
+  // The killed worker may have left a page staged by another lane: for a
+  // claim it never completed, or one the database recorded before the page
+  // had its name (then the others fetched that URL again once the lease ran
+  // out). Run again, it finds the crawl done and removes what it left (one
+  // such file is planted, so the check is certain).
   writeFileSync(join(dirs[killed] as string, '.tmp-1-1-staged'), 'a page staged by a worker that died\n');
   const again = await startWorker(args(dirs[killed] as string), `polite-crawler/0.1 worker-${killed}-again`).done;
   assert.equal(again.code, 0, again.stderr);
