@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { arrivalNow, watchArrivals, type Arrival } from './arrivals.js';
 
 export interface Route {
   status?: number;
@@ -15,13 +16,12 @@ export interface Route {
   handle?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
-export interface RecordedRequest {
+/** `at` and `after` (performance.now() ms): when it was noted, and the earliest it can have arrived (see arrivals.ts). */
+export interface RecordedRequest extends Arrival {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
   rawHeaders: string[];
-  /** performance.now() at arrival. */
-  at: number;
   connection: number;
 }
 
@@ -45,14 +45,21 @@ export async function startSite(routes: Record<string, Route> | Map<string, Rout
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const connIds = new WeakMap<Socket, number>();
+  /** For a connection whose first request has not come yet: the earliest that request can have arrived. */
+  const firstAfter = new WeakMap<Socket, number>();
   let connections = 0;
+  const unwatch = watchArrivals();
   const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+    const { at, after } = arrivalNow();
+    const accepted = firstAfter.get(req.socket);
+    firstAfter.delete(req.socket);
     requests.push({
       method: req.method ?? '',
       path: req.url ?? '',
       headers: req.headers,
       rawHeaders: req.rawHeaders,
-      at: performance.now(),
+      at,
+      after: accepted === undefined ? after : Math.min(accepted, after),
       connection: connIds.get(req.socket) ?? -1,
     });
     const route = table.get(req.url ?? '');
@@ -69,13 +76,18 @@ export async function startSite(routes: Record<string, Route> | Map<string, Rout
     res.end(route.body ?? '');
   });
   server.on('connection', (s: Socket) => {
+    firstAfter.set(s, arrivalNow().after);
     connections++;
     connIds.set(s, connections);
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
+  server.once('close', unwatch);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => {
+      unwatch();
+      reject(err);
+    });
     server.listen(port, host, () => resolve());
   });
   const addr = server.address() as AddressInfo;
