@@ -228,6 +228,7 @@ export class Worker {
       return;
     }
     staged.publish(result.documentId);
+    await store.published(claim); // until now the claim is out: dying before the rename loses nothing
     this.saved++;
     if (scanned !== undefined) {
       scanned.queued.forEach((at, i) => {

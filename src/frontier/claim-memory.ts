@@ -35,6 +35,8 @@ interface Row {
   state: number;
   token: number;
   leaseUntil: number;
+  /** The document ID its saved completion took (kept when the lease runs out before `published`). */
+  doc: number | undefined;
 }
 
 interface Host {
@@ -99,7 +101,7 @@ export class MemoryClaimStore implements ClaimStore {
         };
         this.hosts.set(e.origin, host);
       }
-      host.pending.push({ id: ++this.lastRow, key: e.key, url: e.url, depth: e.depth, host, state: PENDING, token: 0, leaseUntil: 0 });
+      host.pending.push({ id: ++this.lastRow, key: e.key, url: e.url, depth: e.depth, host, state: PENDING, token: 0, leaseUntil: 0, doc: undefined });
     }
     return markAdded(entries, inserted);
   }
@@ -173,6 +175,7 @@ export class MemoryClaimStore implements ClaimStore {
   async complete(claim: Claim, c: Completion): Promise<CompletionResult> {
     const host = this.hosts.get(claim.origin);
     if (host === undefined) return lostLease(c);
+    let documentId: number | undefined;
     if (claim.kind === 'robots') {
       if (host.robotsState !== 1 || host.reservedBy !== claim.token) return lostLease(c);
       host.robotsState = 2;
@@ -181,8 +184,14 @@ export class MemoryClaimStore implements ClaimStore {
     } else {
       const row = this.claimed.get(claim.id);
       if (row === undefined || row.token !== claim.token) return lostLease(c);
-      this.claimed.delete(row.id);
-      row.state = DONE;
+      if (c.saved) {
+        // Out until published; a new claim after a lost lease takes the same ID.
+        row.doc ??= ++this.lastDoc;
+        documentId = row.doc;
+      } else {
+        this.claimed.delete(row.id);
+        row.state = DONE;
+      }
     }
     if (c.startedAt !== undefined) host.nextFetchAt = Math.max(host.nextFetchAt, c.startedAt + host.delayMs);
     if (host.reservedBy === claim.token) {
@@ -190,7 +199,14 @@ export class MemoryClaimStore implements ClaimStore {
       host.reservedUntil = -Infinity;
     }
     const added = this.addSync(c.links);
-    return { ok: true, documentId: c.saved ? ++this.lastDoc : undefined, added };
+    return { ok: true, documentId, added };
+  }
+
+  async published(claim: Claim): Promise<void> {
+    const row = this.claimed.get(claim.id);
+    if (row === undefined || row.token !== claim.token) return;
+    this.claimed.delete(row.id);
+    row.state = DONE;
   }
 
   async release(claim: Claim): Promise<void> {

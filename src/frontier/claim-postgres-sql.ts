@@ -1,6 +1,8 @@
 /**
- * The PostgreSQL frontier's schema and its two server-side functions, so
- * that a page costs two round trips: `pc_claim` and `pc_complete`.
+ * The PostgreSQL frontier's schema and its server-side functions, so that
+ * a page costs two round trips, `pc_claim` and `pc_complete`, and a saved
+ * page a third, `pc_published` (its file is in place: until then its claim
+ * is out, so a worker that dies before renaming the page loses nothing).
  *
  * Times are milliseconds since the epoch on the database's clock
  * (`clock_timestamp()`), as double precision, so every worker shares one
@@ -14,7 +16,9 @@
  * - pc_complete goes in phases, each phase's locks in a fixed order: its own
  *   claimed queue row; the seen keys (insert-only table, keys sorted); new
  *   host rows (origins sorted); its own host row; the document counter last,
- *   so the one row every saved page needs is held for the shortest time.
+ *   so the one row every saved page needs is held for the shortest time
+ *   (after it, only its own queue row again, which it holds already).
+ * - pc_published locks only its own queue row.
  * - Expired leases are reaped only when no host is ready, by a statement that
  *   waits for nothing after it.
  *
@@ -24,7 +28,7 @@
  */
 
 /** Bumped when the tables change: a crawl made by another version is refused. */
-export const PG_SCHEMA_VERSION = 2;
+export const PG_SCHEMA_VERSION = 3;
 
 export const PG_SCHEMA = `
 CREATE TABLE IF NOT EXISTS pc_crawl (
@@ -57,7 +61,8 @@ CREATE TABLE IF NOT EXISTS pc_queue (
   depth int NOT NULL,
   state smallint NOT NULL DEFAULT 0,         -- 0 waiting, 1 claimed, 2 done
   token bigint NOT NULL DEFAULT 0,
-  lease_until double precision NOT NULL DEFAULT 0
+  lease_until double precision NOT NULL DEFAULT 0,
+  doc bigint                                 -- the document ID its saved completion took
 );
 CREATE INDEX IF NOT EXISTS pc_queue_waiting ON pc_queue (host_id, depth, id) WHERE state = 0;
 CREATE INDEX IF NOT EXISTS pc_queue_claimed ON pc_queue (lease_until) WHERE state = 1;
@@ -182,7 +187,12 @@ DECLARE
   v_doc bigint;
 BEGIN
   IF p_kind = 'page' THEN
-    UPDATE pc_queue SET state = 2 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1;
+    -- A saved page stays claimed (under its lease) until pc_published: if the
+    -- worker dies before its file is in place, the URL is claimed again, and
+    -- that claim's completion takes the same document ID.
+    UPDATE pc_queue SET state = CASE WHEN p_saved THEN 1 ELSE 2 END
+      WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1
+      RETURNING pc_queue.doc INTO v_doc;
     IF NOT FOUND THEN RETURN QUERY SELECT false, NULL::bigint, '{}'::text[]; RETURN; END IF;
     IF cardinality(p_keys) > 0 THEN v_new := pc_add(p_keys, p_urls, p_depths, p_origins); END IF;
     UPDATE pc_hosts SET
@@ -197,11 +207,17 @@ BEGIN
       WHERE pc_hosts.origin = p_origin AND pc_hosts.robots_state = 1 AND pc_hosts.reserved_by = p_token;
     IF NOT FOUND THEN RETURN QUERY SELECT false, NULL::bigint, '{}'::text[]; RETURN; END IF;
   END IF;
-  IF p_saved THEN
+  IF p_saved AND p_kind = 'page' AND v_doc IS NULL THEN
     UPDATE pc_crawl SET last_doc = last_doc + 1 WHERE pc_crawl.id = 1 RETURNING last_doc INTO v_doc;
+    UPDATE pc_queue SET doc = v_doc WHERE pc_queue.id = p_id; -- its row is locked already (first statement)
   END IF;
   RETURN QUERY SELECT true, v_doc, v_new;
 END $$;
+
+-- A saved page's file is in place: the URL is done.
+CREATE OR REPLACE FUNCTION pc_published(p_id bigint, p_token bigint) RETURNS void LANGUAGE sql AS $$
+  UPDATE pc_queue SET state = 2 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1
+$$;
 
 CREATE OR REPLACE FUNCTION pc_release(p_kind text, p_id bigint, p_token bigint, p_origin text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN

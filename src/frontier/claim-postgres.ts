@@ -84,14 +84,20 @@ export class PostgresClaimStore implements ClaimStore {
       await client.query('BEGIN');
       // Workers starting together: one creates the schema and the crawl, the others wait and join.
       await client.query("SELECT pg_advisory_xact_lock(hashtext('polite-crawler frontier'))");
+      // Another version's crawl is refused before PG_SCHEMA replaces the functions its workers call.
+      const exists = await client.query<{ found: boolean }>("SELECT to_regclass('pc_crawl') IS NOT NULL AS found");
+      if (exists.rows[0]?.found === true) {
+        const v = await client.query<{ version: number }>('SELECT version FROM pc_crawl WHERE id = 1');
+        const version = v.rows[0]?.version;
+        if (version !== undefined && version !== PG_SCHEMA_VERSION) throw new CrawlerError('ERR_STATE', `frontier database ${this.where} holds a crawl of another version (${version}); use a new database`);
+      }
       await client.query(PG_SCHEMA);
-      const found = await client.query<{ version: number; seed_key: string; max_depth: number; delay_ms: number; robots: boolean }>(
-        'SELECT version, seed_key, max_depth, delay_ms, robots FROM pc_crawl WHERE id = 1',
+      const found = await client.query<{ seed_key: string; max_depth: number; delay_ms: number; robots: boolean }>(
+        'SELECT seed_key, max_depth, delay_ms, robots FROM pc_crawl WHERE id = 1',
       );
       const row = found.rows[0];
       if (row !== undefined) {
         await client.query('COMMIT');
-        if (row.version !== PG_SCHEMA_VERSION) throw new CrawlerError('ERR_STATE', `frontier database ${this.where} holds a crawl of another version (${row.version}); use a new database`);
         const existing: ClaimCrawlConfig = { seed: { ...config.seed, key: row.seed_key }, maxDepth: row.max_depth, delayMs: row.delay_ms, robots: row.robots };
         const diff = configMismatch(existing, config);
         if (diff !== undefined) throw new CrawlerError('ERR_STATE', `frontier database ${this.where} holds another crawl: ${diff}`);
@@ -153,6 +159,10 @@ export class PostgresClaimStore implements ClaimStore {
     const row = r.rows[0];
     if (row === undefined || !row.ok) return lostLease(c);
     return { ok: true, documentId: row.doc === null ? undefined : Number(row.doc), added: markAdded(c.links, new Set(row.inserted)) };
+  }
+
+  async published(claim: Claim): Promise<void> {
+    await this.query('SELECT pc_published($1, $2)', [claim.id, claim.token], 'pc_published');
   }
 
   async release(claim: Claim): Promise<void> {

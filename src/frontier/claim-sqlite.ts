@@ -25,7 +25,7 @@ import {
   type CompletionResult,
 } from './claim-store.js';
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS crawl (
@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS hosts (
   delay_ms REAL NOT NULL, next_fetch_at REAL NOT NULL DEFAULT 0, reserved_by INTEGER NOT NULL DEFAULT 0, reserved_until REAL NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS queue (
   id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, key TEXT NOT NULL, url TEXT NOT NULL, depth INTEGER NOT NULL,
-  state INTEGER NOT NULL DEFAULT 0, token INTEGER NOT NULL DEFAULT 0, lease_until REAL NOT NULL DEFAULT 0);
+  state INTEGER NOT NULL DEFAULT 0, token INTEGER NOT NULL DEFAULT 0, lease_until REAL NOT NULL DEFAULT 0, doc INTEGER);
 CREATE INDEX IF NOT EXISTS queue_waiting ON queue (host_id, depth, id) WHERE state = 0;
 CREATE INDEX IF NOT EXISTS queue_claimed ON queue (lease_until) WHERE state = 1;
 CREATE INDEX IF NOT EXISTS queue_open ON queue (depth) WHERE state < 2;
@@ -81,6 +81,12 @@ export class SqliteClaimStore implements ClaimStore {
     } catch (err) {
       throw new CrawlerError('ERR_STATE', `cannot open the frontier ${path}: ${(err as Error).message}`, { cause: err });
     }
+    // Before the statements are prepared: another version's tables may lack their columns.
+    const version = this.db.prepare('SELECT version FROM crawl WHERE id = 1').pluck().get() as number | undefined;
+    if (version !== undefined && version !== SCHEMA_VERSION) {
+      this.db.close();
+      throw new CrawlerError('ERR_STATE', `frontier ${path} holds a crawl of another version (${version}); use a new file`);
+    }
     const p = (sql: string): Database.Statement => this.db.prepare(sql);
     this.s = {
       crawl: p('SELECT version, seed_key, max_depth, delay_ms, robots, last_doc FROM crawl WHERE id = 1'),
@@ -106,6 +112,9 @@ export class SqliteClaimStore implements ClaimStore {
         WHERE EXISTS (SELECT 1 FROM queue w WHERE w.host_id = h.id AND w.state = 0 AND (@floor IS NULL OR w.depth = @floor))`).pluck(),
       claimsOut: p('SELECT @now + @poll FROM queue WHERE state = 1 LIMIT 1').pluck(),
       pageDone: p('UPDATE queue SET state = 2 WHERE id = ? AND token = ? AND state = 1'),
+      // A saved page stays out (state 1, under its lease) until published; a later claim of it takes the same ID.
+      pageSaved: p('SELECT doc FROM queue WHERE id = ? AND token = ? AND state = 1'),
+      pageDoc: p('UPDATE queue SET doc = ? WHERE id = ?'),
       pageBack: p('UPDATE queue SET state = 0, token = 0 WHERE id = ? AND token = ? AND state = 1'),
       hostDone: p(`UPDATE hosts SET next_fetch_at = CASE WHEN @started IS NULL THEN next_fetch_at ELSE max(next_fetch_at, @started + delay_ms) END,
         reserved_until = CASE WHEN reserved_by = @token THEN 0 ELSE reserved_until END,
@@ -204,17 +213,28 @@ export class SqliteClaimStore implements ClaimStore {
     return this.tx((): CompletionResult => {
       const started = c.startedAt ?? null;
       let added: boolean[] = [];
+      let documentId: number | undefined;
       if (claim.kind === 'page') {
-        if (this.stmt('pageDone').run(claim.id, claim.token).changes === 0) return lostLease(c);
+        if (c.saved) {
+          const row = this.stmt('pageSaved').get(claim.id, claim.token) as { doc: number | null } | undefined;
+          if (row === undefined) return lostLease(c);
+          documentId = row.doc ?? (this.stmt('doc').get() as number);
+          if (row.doc === null) this.stmt('pageDoc').run(documentId, claim.id);
+        } else if (this.stmt('pageDone').run(claim.id, claim.token).changes === 0) {
+          return lostLease(c);
+        }
         added = this.addUnlocked(c.links);
         this.stmt('hostDone').run({ started, token: claim.token, origin: claim.origin });
       } else {
         const r = c.robots ?? { answer: { status: 0, body: '' }, delayMs: claim.delayMs };
         if (this.stmt('robotsDone').run({ status: r.answer.status, body: r.answer.body, delay: r.delayMs, started, origin: claim.origin, token: claim.token }).changes === 0) return lostLease(c);
       }
-      const documentId = c.saved ? (this.stmt('doc').get() as number) : undefined;
       return { ok: true, documentId, added };
     });
+  }
+
+  async published(claim: Claim): Promise<void> {
+    this.tx(() => this.stmt('pageDone').run(claim.id, claim.token));
   }
 
   async release(claim: Claim): Promise<void> {

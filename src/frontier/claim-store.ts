@@ -11,10 +11,14 @@
  * key) -> `claim` (leased to one worker; the host is reserved) -> the worker
  * fetches it -> `complete` (its links added, the host's next fetch time set
  * from the request start, a document ID taken if the page was saved) or
- * `release` (given back untouched, e.g. on a stop signal). A worker that dies
- * holding a claim loses it when the lease runs out; the URL is then claimed
- * again (fetched twice, saved once: the late `complete` of the dead lease is
- * refused).
+ * `release` (given back untouched, e.g. on a stop signal). A saved page is
+ * done only once the worker says its file is in place (`published`); until
+ * then its claim is still out. A worker that dies holding a claim loses it
+ * when the lease runs out; the URL is then claimed again (fetched twice,
+ * saved once: the late `complete` of the dead lease is refused). That holds
+ * also when it died between `complete` and `published` (the store recorded
+ * the page, the file never got its name): the new claim's completion takes
+ * the same document ID, so IDs stay 1..N.
  *
  * robots.txt is part of the frontier: before the first URL of a host is
  * handed out, the host's robots.txt is (`kind: 'robots'`), through the same
@@ -122,8 +126,15 @@ export interface ClaimStore {
    * may add more); `done` when nothing is waiting and no claim is out.
    */
   claim(options: ClaimOptions): Promise<ClaimResult>;
-  /** Ends a claim (see Completion). A completion after the lease was lost is refused (`ok` false). */
+  /**
+   * Ends a claim (see Completion). A completion after the lease was lost is
+   * refused (`ok` false). A saved page's claim stays out (under its lease)
+   * until `published`; if the lease runs out first, the URL is claimed again
+   * and that claim's saved completion gets the same document ID.
+   */
   complete(claim: Claim, completion: Completion): Promise<CompletionResult>;
+  /** The saved page of a completed claim is in place under its document ID: the URL is done. */
+  published(claim: Claim): Promise<void>;
   /** Gives a claim back unfetched (a stop signal): the URL waits again, and the host is free. */
   release(claim: Claim): Promise<void>;
   /** The highest document ID taken so far. */

@@ -11,6 +11,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { assertStartsApart } from '../helpers/arrivals.js';
 import { runProgram } from '../helpers/spawn.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
@@ -51,11 +52,7 @@ function assertPoliteAndOnce(sites: SiteServer[]): void {
     assert.equal(paths[0], '/robots.txt', `${site.host}: robots.txt first`);
     assert.equal(new Set(paths).size, paths.length, `${site.host}: a URL requested twice: ${paths.join(' ')}`);
     assert.ok(!paths.some((p) => p.startsWith('/secret')), `${site.host}: a disallowed page was requested`);
-    const at = site.requests.map((r) => r.at);
-    for (let k = 1; k < at.length; k++) {
-      const gap = ((at[k] as number) - (at[k - 1] as number)) / 1000;
-      assert.ok(gap >= DELAY - 0.015, `${site.host}: request starts ${gap.toFixed(3)} s apart, below the Crawl-delay`);
-    }
+    assertStartsApart(site.requests, DELAY * 1000, `${site.host}, Crawl-delay`, (k) => site.requests[k]?.path ?? '');
   }
 }
 

@@ -43,6 +43,7 @@ function wrap(inner: ClaimStore, over: Partial<ClaimStore>): ClaimStore {
     add: (e) => inner.add(e),
     claim: (o) => inner.claim(o),
     complete: (c, x) => inner.complete(c, x),
+    published: (c) => inner.published(c),
     release: (c) => inner.release(c),
     lastDocumentId: () => inner.lastDocumentId(),
     close: () => inner.close(),
@@ -62,7 +63,7 @@ function linksOfSaved(events: CrawlEvent[], path: string): Array<CrawlEvent & { 
   return links;
 }
 
-function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, reports: CrawlEvent[], signal?: AbortSignal): Worker {
+function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, reports: CrawlEvent[], signal?: AbortSignal, leaseMs = 10_000): Worker {
   const client = new HttpClient({ userAgent: 'worker-test' });
   const politeness = new Politeness({ delayMs: 0 });
   const fetcher = new PoliteFetcher(client, politeness);
@@ -72,7 +73,7 @@ function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, reports: Craw
     store,
     seed,
     config,
-    claim: { leaseMs: 10_000, strictBfs: false },
+    claim: { leaseMs, strictBfs: false },
     lanes: 2,
     maxPages: undefined,
     extractor: new HtmlLinkExtractor(),
@@ -140,6 +141,34 @@ test('a completion whose lease was lost saves nothing: the staged page is droppe
   assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.tmp')), []);
   // The URL went back to the store and was done again: saved once, ID 1..5 with no gap.
   assert.deepEqual(readPages(dir).map((p) => p.id), [1, 2, 3, 4, 5]);
+  assert.equal(s.paths().filter((p) => p === '/').length, 2, 'the seed was fetched twice');
+});
+
+test('a worker that dies after the store recorded its page, before the page had its name: the URL is claimed again when the lease runs out and saved under the same ID', async (t) => {
+  const s = await site(t);
+  const seed = parseHttpUrl(`${s.origin}/`);
+  const inner = new MemoryClaimStore();
+  // The first saved completion is recorded, then the worker dies (as with SIGKILL while the answer is on its way).
+  let died = false;
+  const dying = wrap(inner, {
+    complete: async (claim: Parameters<ClaimStore['complete']>[0], c: Parameters<ClaimStore['complete']>[1]) => {
+      const result = await inner.complete(claim, c);
+      if (c.saved && !died) {
+        died = true;
+        throw new Error('killed');
+      }
+      return result;
+    },
+  });
+  const [dead, alive] = [dirs.temp('worker-dead-'), dirs.temp('worker-alive-')];
+  await assert.rejects(makeWorker(dying, seed, dead, [], undefined, 200).run(), /killed/);
+  const sum = await makeWorker(inner, seed, alive, []).run();
+  assert.ok(sum.crawlDone);
+  assert.deepEqual(readdirSync(dead).filter((n) => n !== '.crawler'), [], 'the dead worker left no page file');
+  const pages = readPages(alive);
+  assert.deepEqual(pages.map((p) => p.url.slice(s.origin.length)).sort(), ['/', '/a.html', '/b.html', '/c.html', '/d.html']);
+  assert.deepEqual(pages.map((p) => p.id).sort(), [1, 2, 3, 4, 5]);
+  assert.equal(pages.find((p) => p.url === `${s.origin}/`)?.id, 1, 'the seed keeps the ID its first completion took');
   assert.equal(s.paths().filter((p) => p === '/').length, 2, 'the seed was fetched twice');
 });
 

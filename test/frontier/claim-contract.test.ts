@@ -227,6 +227,29 @@ for (const [name, make, skip] of factories) {
       assert.deepEqual(ok, { ok: true, documentId: 1, added: [true] });
     });
 
+    test('a saved page is out until published; when its lease runs out first it is claimed again, and saved under the same document ID', { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      // The worker that claimed it dies after the store recorded the page, before the page had its name.
+      const dead = page(await a.claim({ leaseMs: 150, strictBfs: false }));
+      assert.deepEqual(await a.complete(dead, done({ saved: true, links: [e(A, '/1', 1)] })), { ok: true, documentId: 1, added: [true] });
+      const other = page(await b.claim(opts));
+      assert.equal(other.key, `${A}/1`);
+      assert.deepEqual(await b.complete(other, done({ saved: true })), { ok: true, documentId: 2, added: [] });
+      await b.published(other);
+      const w = await b.claim(opts);
+      assert.ok('waitMs' in w, `the unpublished page is still out: ${JSON.stringify(w)}`);
+      await sleep(200);
+      const again = page(await b.claim(opts));
+      assert.equal(again.key, dead.key);
+      await a.published(dead); // too late: its lease ran out, this changes nothing
+      assert.deepEqual(await b.complete(again, done({ saved: true, links: [e(A, '/1', 1)] })), { ok: true, documentId: 1, added: [false] });
+      assert.ok('waitMs' in (await a.claim(opts)), 'still out until published');
+      await b.published(again);
+      assert.deepEqual(await a.claim(opts), { done: true });
+      assert.equal(await a.lastDocumentId(), 2);
+    });
+
     test('a robots.txt claim whose lease runs out is claimed again', { skip }, async () => {
       const { a, b } = await make();
       await a.open(config({ robots: true }));
@@ -296,6 +319,7 @@ for (const [name, make, skip] of factories) {
           seen.push(r.claim.key);
           const res = await s.complete(r.claim, done({ saved: true, links: [link(seen.length % n)] }));
           ids.push(res.documentId as number);
+          await s.published(r.claim);
         }
       };
       await Promise.all([lane(a), lane(b), lane(a), lane(b)]);

@@ -14,7 +14,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from './conformance.js';
-import { listen } from './server-base.js';
+import { arrivalNow, watchArrivals, type Arrival } from './arrivals.js';
+import { listen, type Listening } from './server-base.js';
 
 export interface Route {
   status?: number;
@@ -24,13 +25,12 @@ export interface Route {
   handle?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
-export interface RecordedRequest {
+/** `at` and `after` (performance.now() ms): when it was noted, and the earliest it can have arrived (see arrivals.ts). */
+export interface RecordedRequest extends Arrival {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
   rawHeaders: string[];
-  /** performance.now() at arrival. */
-  at: number;
   connection: number;
 }
 
@@ -61,13 +61,20 @@ export async function startSite(
 ): Promise<SiteServer> {
   const table = routes instanceof Map ? routes : new Map(Object.entries(routes));
   const requests: RecordedRequest[] = [];
+  /** For a connection whose first request has not come yet: the earliest that request can have arrived. */
+  const firstAfter = new WeakMap<object, number>();
+  const unwatch = watchArrivals();
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
+    const { at, after } = arrivalNow();
+    const accepted = firstAfter.get(req.socket);
+    firstAfter.delete(req.socket);
     requests.push({
       method: req.method ?? '',
       path: req.url ?? '',
       headers: req.headers,
       rawHeaders: req.rawHeaders,
-      at: performance.now(),
+      at,
+      after: accepted === undefined ? after : Math.min(accepted, after),
       connection: listening.connectionOf(req.socket) ?? -1,
     });
     const route = table.get(req.url ?? '');
@@ -91,7 +98,16 @@ export async function startSite(
         )
       : createServer({ keepAliveTimeout: 5000 }, answer);
   if (options.tls === true) server.on('tlsClientError', () => undefined);
-  const listening = await listen(server, { host, port, countOn: options.tls === true ? 'secureConnection' : 'connection' });
+  // The first request of a connection can have come as soon as it was accepted (see arrivals.ts).
+  server.on('connection', (s: object) => firstAfter.set(s, arrivalNow().after));
+  server.once('close', unwatch);
+  let listening: Listening;
+  try {
+    listening = await listen(server, { host, port, countOn: options.tls === true ? 'secureConnection' : 'connection' });
+  } catch (err) {
+    unwatch();
+    throw err;
+  }
   return {
     server,
     host,
