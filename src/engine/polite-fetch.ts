@@ -7,8 +7,7 @@
 import { CrawlerError, isCrawlerError } from '../errors.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse, HttpClient } from '../http/client.js';
-import { headerValue } from '../http/response-parser.js';
-import { retryAfterMs } from '../http/retry-after.js';
+import { responseRetryAfter } from '../http/retry-after.js';
 import type { RobotsFetcher } from '../robots/policy.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { isPushback } from './pushback.js';
@@ -88,10 +87,9 @@ export class PoliteFetcher {
    * the cap; the response's notes say so, for stderr.
    */
   private listen(res: FetchResponse): FetchResponse {
-    if (res.status !== 429 && res.status !== 503) return res;
-    const value = headerValue(res.headers, 'retry-after');
-    if (value === undefined) return res;
-    const ms = retryAfterMs(value, headerValue(res.headers, 'date'), Date.now());
+    const pause = responseRetryAfter(res);
+    if (pause === undefined) return res;
+    const { value, ms } = pause;
     let note: string;
     if (ms === undefined) note = `Retry-After: ${JSON.stringify(value)} is no delay and no HTTP-date: not waiting`;
     else if (ms > this.maxRetryAfterMs) note = `Retry-After: ${value} asks for ${(ms / 1000).toFixed(1)} s, beyond --max-retry-after ${this.maxRetryAfterMs / 1000} s: not waiting`;

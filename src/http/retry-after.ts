@@ -6,6 +6,7 @@
  * A date is read against the response's own `Date` header when it has one,
  * so a server whose clock runs ahead of ours still gets the pause it meant.
  */
+import { headerValue, type Field } from './header-lines.js';
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const DAY = '(?:mon|tue|wed|thu|fri|sat|sun)';
@@ -57,4 +58,21 @@ export function retryAfterMs(value: string, date: string | undefined, nowMs: num
   if (at === undefined) return undefined;
   const serverNow = date === undefined ? undefined : parseHttpDate(date);
   return Math.max(0, at - (serverNow ?? nowMs));
+}
+
+/** A pause a response asks for: Retry-After as sent, and its wait in ms (undefined when it is neither form). */
+export interface RetryAfter {
+  value: string;
+  ms: number | undefined;
+}
+
+/**
+ * The Retry-After a 429 or 503 response carries (spec decision "When the
+ * server pushes back": the statuses whose Retry-After pauses a host), read
+ * against its own Date; undefined for any other status or without one.
+ */
+export function responseRetryAfter(response: { status: number; headers: readonly Field[] }, nowMs: number = Date.now()): RetryAfter | undefined {
+  if (response.status !== 429 && response.status !== 503) return undefined;
+  const value = headerValue(response.headers, 'retry-after');
+  return value === undefined ? undefined : { value, ms: retryAfterMs(value, headerValue(response.headers, 'date'), nowMs) };
 }

@@ -8,7 +8,7 @@
 import { CrawlerError } from '../errors.js';
 import type { LinkAction } from '../engine/crawl.js';
 import type { FetchResponse, HttpClientOptions } from '../http/client.js';
-import { retryAfterMs } from '../http/retry-after.js';
+import { responseRetryAfter } from '../http/retry-after.js';
 import { isPushback } from '../engine/pushback.js';
 import type { FetchOutcome } from '../engine/redirects.js';
 import type { FrontierEntry } from '../frontier/store.js';
@@ -73,22 +73,16 @@ export function tseRejectReason(response: FetchResponse): string | undefined {
 export function tseRetry(retries: number, maxRetryAfterMs: number): (entry: FrontierEntry, outcome: FetchOutcome) => boolean {
   return (entry, outcome) => {
     if ((entry.attempts ?? 0) >= retries || !isPushback(outcome)) return false;
-    const response = outcome.response;
-    const value = response === undefined ? undefined : headerValue(response.headers, 'retry-after');
-    if (response === undefined || value === undefined) return true;
-    const ms = retryAfterMs(value, headerValue(response.headers, 'date'), Date.now());
-    return ms === undefined || ms <= maxRetryAfterMs;
+    const pause = outcome.response === undefined ? undefined : responseRetryAfter(outcome.response);
+    return pause?.ms === undefined || pause.ms <= maxRetryAfterMs;
   };
 }
 
 /** Why a final response is not saved, with the server's Retry-After when it asked for a pause beyond the cap. */
 export function tseFinalReason(response: FetchResponse, maxRetryAfterMs: number): string | undefined {
   const reason = tseRejectReason(response);
-  if (reason === undefined || (response.status !== 429 && response.status !== 503)) return reason;
-  const value = headerValue(response.headers, 'retry-after');
-  if (value === undefined) return reason;
-  const ms = retryAfterMs(value, headerValue(response.headers, 'date'), Date.now());
-  return ms !== undefined && ms > maxRetryAfterMs ? `(HTTP ${response.status}, Retry-After: ${value}, beyond --max-retry-after ${maxRetryAfterMs / 1000} s)` : reason;
+  const pause = reason === undefined ? undefined : responseRetryAfter(response);
+  return pause?.ms !== undefined && pause.ms > maxRetryAfterMs ? `(HTTP ${response.status}, Retry-After: ${pause.value}, beyond --max-retry-after ${maxRetryAfterMs / 1000} s)` : reason;
 }
 
 /** The reason a `Failed` line gives for a URL that could not be fetched or saved. */

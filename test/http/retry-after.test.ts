@@ -1,7 +1,7 @@
 /** RFC 9110 §10.2.3 Retry-After: delta-seconds, or an HTTP-date in its three forms (§5.6.7), read against the response's Date. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseHttpDate, retryAfterMs } from '../../src/http/retry-after.js';
+import { parseHttpDate, responseRetryAfter, retryAfterMs } from '../../src/http/retry-after.js';
 
 const AT = Date.UTC(1994, 10, 6, 8, 49, 37);
 
@@ -39,4 +39,12 @@ test('an HTTP-date is read against the response\'s Date when it has one, else ag
 test('a date in the past means no pause; a value that is neither form is undefined', () => {
   assert.equal(retryAfterMs('Sun, 06 Nov 1994 08:49:00 GMT', 'Sun, 06 Nov 1994 08:49:37 GMT', AT), 0);
   assert.equal(retryAfterMs('soon', undefined, AT), undefined);
+});
+
+test('a response\'s Retry-After counts on 429 and 503 only, read against its Date', () => {
+  const headers: Array<[string, string]> = [['Date', 'Sun, 06 Nov 1994 08:49:37 GMT'], ['Retry-After', 'Sun, 06 Nov 1994 08:49:47 GMT']];
+  assert.deepEqual(responseRetryAfter({ status: 429, headers }, 0), { value: 'Sun, 06 Nov 1994 08:49:47 GMT', ms: 10_000 });
+  assert.deepEqual(responseRetryAfter({ status: 503, headers: [['retry-after', 'soon']] }, 0), { value: 'soon', ms: undefined });
+  for (const status of [200, 301, 500, 502, 504]) assert.equal(responseRetryAfter({ status, headers }, 0), undefined, String(status));
+  assert.equal(responseRetryAfter({ status: 429, headers: [] }, 0), undefined, 'none sent');
 });
