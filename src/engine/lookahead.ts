@@ -23,7 +23,6 @@ import type { HttpUrl } from '../url/http-url.js';
 import type { FetchOutcome } from './redirects.js';
 
 /** A first hop's result, never a rejection. */
-export type { FetchOutcome };
 
 export interface LookaheadOptions {
   /** Takes the next frontier entry (undefined when none). */
