@@ -7,6 +7,7 @@
  */
 import type { CrawlerError } from '../errors.js';
 import type { StoredRobots } from '../frontier/claim-store.js';
+import type { WireExchange } from '../http/wire-exchange.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { LinkAction } from './link-classifier.js';
 
@@ -28,7 +29,9 @@ export type CrawlEvent =
   /** A claim whose lease ran out before it was done: another worker has taken it over. */
   | { type: 'lost'; url: string; depth: number }
   /** A host's robots.txt was fetched (by this worker of a shared crawl). */
-  | { type: 'robots-txt'; url: string; answer: StoredRobots };
+  | { type: 'robots-txt'; url: string; answer: StoredRobots }
+  /** A request went out and ended (pages, robots.txt, each redirect hop): its bytes and timing, from the HTTP client's tap. */
+  | { type: 'exchange'; exchange: WireExchange };
 
 /** A consumer of crawl events. */
 export type CrawlEventSink = (event: CrawlEvent) => void;
