@@ -39,6 +39,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
   const onEvent = tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 });
 
+  const retry = tseRetry(settings.retries, settings.maxRetryAfterMs);
   const program: CrawlProgram = {
     resolveLink: p.resolve,
     inScope: p.inScope,
@@ -62,7 +63,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: failureReason(error) });
     },
     onSeedDisallowed: () => seedPanic.disallowed(),
-    retry: tseRetry(settings.retries, settings.maxRetryAfterMs),
+    retry: (entry, outcome) => retry(entry.attempts ?? 0, outcome),
   };
 
   const crawl = new Crawl({

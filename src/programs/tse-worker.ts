@@ -13,7 +13,7 @@ import type { ClaimStore } from '../frontier/claim-store.js';
 import { CRAWLER_FAILURE_POLICY, decodeRobotsBody, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES, rulesFromAnswer } from '../robots/policy.js';
 import { TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
-import { failureReason, tseRejectReason } from './tse.js';
+import { failureReason, tseFinalReason, tseRetry } from './tse.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
 import type { TseSettings } from './tse.js';
@@ -55,7 +55,8 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   const program: WorkerProgram = {
     resolveLink: p.resolve,
     inScope: p.inScope,
-    rejectReason: tseRejectReason,
+    rejectReason: (response) => tseFinalReason(response, settings.maxRetryAfterMs),
+    retry: tseRetry(settings.retries, settings.maxRetryAfterMs),
     failureReason,
     robotsFetch: p.robotsFetch ?? (async () => ({ error: new Error('robots.txt is ignored') })),
     robotsRules: (answer) => rulesFromAnswer(answer.status === 0 ? { error: undefined } : { status: answer.status, body: Buffer.from(answer.body, 'utf8') }, robotsOptions),
