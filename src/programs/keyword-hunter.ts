@@ -7,6 +7,8 @@
  * the keyword.
  */
 import { Crawl, type CrawlProgram } from '../engine/crawl.js';
+import { exchangeEvents, fanOut } from '../engine/event-fanout.js';
+import type { CrawlEventSink } from '../engine/events.js';
 import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HrefPatternExtractor } from '../extract/href-pattern.js';
 import { MemoryFrontier } from '../frontier/memory-store.js';
@@ -86,7 +88,9 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
   const sink = outputDir === undefined ? undefined : new OutputDirSink(outputDir);
   if (outputDir !== undefined) await prepareOutputDir(outputDir);
 
-  const client = new HttpClient(settings.client);
+  /** Consumers of every event of the search besides the protocol, wire exchanges included (the crawl archive, the report). */
+  const listeners: CrawlEventSink[] = [];
+  const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
   const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrlLength), settings.maxPathSegments);
@@ -143,7 +147,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
     connectionsPerHost: settings.connectionsPerHost,
     // With --concurrency above 1, links of pages fetched ahead are found as the pages arrive.
     scanAhead: true,
-    onEvent: (e) => protocol.consume(e),
+    onEvent: fanOut((e) => protocol.consume(e), listeners),
   });
   let summary;
   try {

@@ -6,6 +6,7 @@
  */
 import { CrawlerError, describeError } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
+import { fanOut } from '../engine/event-fanout.js';
 import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
@@ -37,7 +38,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth: settings.maxDepth, resume: settings.resume });
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
-  const onEvent = tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 });
+  const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 }), p.listeners);
 
   const retry = tseRetry(settings.retries, settings.maxRetryAfterMs);
   const program: CrawlProgram = {

@@ -6,6 +6,8 @@
  * Resolves with the exit status; rejects with a CrawlerError (a PANIC, an
  * unusable directory or store).
  */
+import { exchangeEvents } from '../engine/event-fanout.js';
+import type { CrawlEventSink } from '../engine/events.js';
 import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../extract/html.js';
 import { Politeness } from '../frontier/politeness.js';
@@ -37,12 +39,15 @@ export interface TseParts {
   log: CrawlLog;
   progress: Progress;
   seedPanic: SeedPanic;
+  /** Consumers of every event of the run besides the log, wire exchanges included (the crawl archive, the report). */
+  listeners: readonly CrawlEventSink[];
 }
 
 /** Runs the crawl the settings describe; resolves with the exit status. */
 export async function runTse(settings: TseSettings, io: CliIo): Promise<number> {
   await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
-  const client = new HttpClient(settings.client);
+  const listeners: CrawlEventSink[] = [];
+  const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
   const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
@@ -60,6 +65,7 @@ export async function runTse(settings: TseSettings, io: CliIo): Promise<number> 
     log: new CrawlLog(io, settings.log),
     progress: new Progress(io, settings.progress),
     seedPanic: new SeedPanic(settings.seed),
+    listeners,
   };
   try {
     return await (settings.shared === undefined ? runTseCrawl(parts) : runTseWorker(parts, settings.shared));

@@ -7,6 +7,7 @@
  * exit 0 once nothing is waiting and no claim is out.
  */
 import { CrawlerError, describeError } from '../errors.js';
+import { fanOut } from '../engine/event-fanout.js';
 import type { CrawlEvent } from '../engine/events.js';
 import { Worker, type WorkerProgram, type WorkerSummary } from '../engine/worker.js';
 import type { ClaimStore } from '../frontier/claim-store.js';
@@ -63,7 +64,7 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
     storedRobots: (status, body) => ({ status, body: status >= 200 && status < 300 ? decodeRobotsBody(body, DEFAULT_MAX_ROBOTS_BYTES) : '' }),
   };
   // Every page of a shared crawl at depth 0 is the seed or its redirect target, fetched before anything is saved.
-  const toLog = tseEventLog({ io, log, seedPanic, nothingSaved: () => true });
+  const toLog = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => true }), p.listeners);
   // A claim's events come in one synchronous run once it is completed: its lines are written in one go after it.
   let flushing = false;
   const onEvent = (e: CrawlEvent): void => {
