@@ -262,6 +262,7 @@ export class Worker {
   private takeHost(claim: Claim): void {
     this.o.politeness.setHostDelay(claim.origin, claim.delayMs);
     this.o.politeness.setStreak(claim.origin, claim.streak);
+    if (claim.refusal !== undefined) this.o.politeness.refuse(claim.origin, claim.refusal);
   }
 
   /** The host's politeness after this claim, for its row: the back-off streak, the interval, and a Retry-After pause in the store's time. */
@@ -272,6 +273,7 @@ export class Worker {
       streak: p.streakOf(claim.origin),
       intervalMs: p.intervalFor(claim.origin),
       pausedUntil: paused === undefined || paused <= before ? undefined : storeTime(claim, before, paused),
+      refusal: p.refusalOf(claim.origin),
     };
   }
 

@@ -35,6 +35,8 @@ export class Politeness {
   private readonly failures = new Map<string, number>();
   /** Hosts a server asked to pause (Retry-After), until when (the clock's ms). */
   private readonly pausedUntil = new Map<string, number>();
+  /** Hosts that asked for a pause beyond --max-retry-after: why nothing more is requested of them. */
+  private readonly refusals = new Map<string, string>();
 
   constructor(options: PolitenessOptions) {
     this.delayMs = options.delayMs;
@@ -102,6 +104,20 @@ export class Politeness {
   pause(host: string, ms: number): void {
     const until = this.clock.now() + ms;
     if (until > (this.pausedUntil.get(host) ?? Number.NEGATIVE_INFINITY)) this.pausedUntil.set(host, until);
+  }
+
+  /**
+   * A server asked for a pause longer than the crawl grants (beyond
+   * --max-retry-after): nothing more is requested of `host`, and its waiting
+   * pages fail with `reason`, which quotes the server, rather than waiting.
+   */
+  refuse(host: string, reason: string): void {
+    if (!this.refusals.has(host)) this.refusals.set(host, reason);
+  }
+
+  /** Why `host` is no longer asked anything, or undefined. */
+  refusalOf(host: string): string | undefined {
+    return this.refusals.get(host);
   }
 
   /** When the host's pause ends (the clock's ms), or undefined when it was never paused. */
