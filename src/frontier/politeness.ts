@@ -16,7 +16,12 @@ export interface PolitenessOptions {
   /** --delay-factor: each host's interval is at least this times its last response's duration (0: off). */
   delayFactor?: number;
   clock?: Clock;
+  /** Told after each change of a host's pacing (Crawl-delay, back-off, a pause, the delay factor): the crawl report draws them. */
+  observer?: PacingObserver;
 }
+
+/** A host's pacing just after a change: its interval now, the rest of a pause asked for (ms, 0 when none), consecutive failures. */
+export type PacingObserver = (host: string, pacing: { intervalMs: number; pauseMs: number; failures: number }) => void;
 
 /** The longest interval back-off makes (spec decision: doubled per failure, capped at 60 s). */
 export const MAX_BACKOFF_MS = 60_000;
@@ -35,17 +40,27 @@ export class Politeness {
   private readonly failures = new Map<string, number>();
   /** Hosts a server asked to pause (Retry-After), until when (the clock's ms). */
   private readonly pausedUntil = new Map<string, number>();
+  private readonly observer: PacingObserver | undefined;
 
   constructor(options: PolitenessOptions) {
     this.delayMs = options.delayMs;
     this.delayFactor = options.delayFactor ?? 0;
     this.clock = options.clock ?? systemClock;
+    this.observer = options.observer;
+  }
+
+  /** Tells the observer, if any, of `host`'s pacing now. */
+  private changed(host: string): void {
+    if (this.observer === undefined) return;
+    const paused = this.pausedUntil.get(host);
+    this.observer(host, { intervalMs: this.intervalFor(host), pauseMs: paused === undefined ? 0 : Math.max(0, paused - this.clock.now()), failures: this.failures.get(host) ?? 0 });
   }
 
   /** Sets a host's own least interval (robots.txt Crawl-delay), in ms. */
   setHostDelay(host: string, ms: number | undefined): void {
     if (ms === undefined) this.hostDelay.delete(host);
     else this.hostDelay.set(host, ms);
+    this.changed(host);
   }
 
   /** The interval that applies to `host`: max(delay, Crawl-delay), doubled per consecutive failure (at most 60 s). */
@@ -58,6 +73,7 @@ export class Politeness {
   /** A try at `host` failed in a way that says the server struggles: its interval doubles (spec decision "When the server pushes back"). */
   failed(host: string): void {
     this.failures.set(host, Math.min(30, (this.failures.get(host) ?? 0) + 1));
+    this.changed(host);
   }
 
   /**
@@ -66,12 +82,14 @@ export class Politeness {
    * (Heritrix's delay factor: a slower server gets more time).
    */
   responded(host: string, ms: number): void {
-    if (this.delayFactor > 0) this.responseFloor.set(host, this.delayFactor * ms);
+    if (this.delayFactor <= 0) return;
+    this.responseFloor.set(host, this.delayFactor * ms);
+    this.changed(host);
   }
 
   /** A try at `host` succeeded: its interval is restored. */
   succeeded(host: string): void {
-    this.failures.delete(host);
+    if (this.failures.delete(host)) this.changed(host);
   }
 
   /** Milliseconds until a request to `host` may start (0 when it may now): its interval, and a pause the server asked for. */
@@ -90,7 +108,9 @@ export class Politeness {
    */
   pause(host: string, ms: number): void {
     const until = this.clock.now() + ms;
-    if (until > (this.pausedUntil.get(host) ?? Number.NEGATIVE_INFINITY)) this.pausedUntil.set(host, until);
+    if (until <= (this.pausedUntil.get(host) ?? Number.NEGATIVE_INFINITY)) return;
+    this.pausedUntil.set(host, until);
+    this.changed(host);
   }
 
   /** When the host's pause ends (the clock's ms), or undefined when it was never paused. */
