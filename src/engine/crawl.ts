@@ -128,7 +128,12 @@ export class Crawl {
     this.o = options;
     this.fetchSignal = options.signal === undefined ? this.halt.signal : AbortSignal.any([options.signal, this.halt.signal]);
     const policy = options.robots;
-    this.robots = new RobotsGate({ politeness: options.politeness, enabled: policy !== undefined, ...(policy === undefined ? {} : { load: (origin) => policy.rulesFor(origin) }) });
+    this.robots = new RobotsGate({
+      politeness: options.politeness,
+      enabled: policy !== undefined,
+      onEvent: options.onEvent,
+      ...(policy === undefined ? {} : { load: (origin) => policy.rulesFor(origin) }),
+    });
     this.classifier = new LinkClassifier({ inScope: (url) => options.program.inScope(url), isSeen: (key) => options.frontier.isSeen(key), robots: this.robots });
   }
 

@@ -8,6 +8,7 @@
 import type { CrawlerError } from '../errors.js';
 import type { StoredRobots } from '../frontier/claim-store.js';
 import type { WireExchange } from '../http/wire-exchange.js';
+import type { RobotsSource } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { LinkAction } from './link-classifier.js';
 
@@ -31,10 +32,29 @@ export type CrawlEvent =
   /** A host's robots.txt was fetched (by this worker of a shared crawl). */
   | { type: 'robots-txt'; url: string; answer: StoredRobots }
   /** A request went out and ended (pages, robots.txt, each redirect hop): its bytes and timing, from the HTTP client's tap. */
-  | { type: 'exchange'; exchange: WireExchange };
+  | { type: 'exchange'; exchange: WireExchange }
+  /** A host's robots.txt rules were learnt: the group applied (see RobotsRules.group) and its Crawl-delay in seconds. */
+  | { type: 'robots'; origin: string; source: RobotsSource; group: string; rules: number; crawlDelay: number | undefined }
+  /** A host's pacing changed (Crawl-delay, back-off, a Retry-After pause, --delay-factor): `at` and `pausedUntil` are epoch ms. */
+  | { type: 'host'; origin: string; at: number; intervalMs: number; pausedUntil: number | undefined; failures: number }
+  /** KeywordHunter found the keyword on a page: the line holding it, as sent (without its line end). */
+  | { type: 'match'; url: HttpUrl; depth: number; line: Buffer };
 
 /** A consumer of crawl events. */
 export type CrawlEventSink = (event: CrawlEvent) => void;
+
+/** Epoch milliseconds now, on the clock wire exchanges are stamped with. */
+export function epochNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** A politeness observer (PacingObserver) that tells `sink` each change of a host's pacing as a `host` event. */
+export function hostEvents(sink: CrawlEventSink): (origin: string, pacing: { intervalMs: number; pauseMs: number; failures: number }) => void {
+  return (origin, { intervalMs, pauseMs, failures }) => {
+    const at = epochNow();
+    sink({ type: 'host', origin, at, intervalMs, pausedUntil: pauseMs > 0 ? at + pauseMs : undefined, failures });
+  };
+}
 
 /** The text a link or redirect target is shown as: its URL, or the href as written, encoded like a request target. */
 export type { LinkAction };

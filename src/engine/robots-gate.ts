@@ -9,6 +9,7 @@
 import type { Politeness } from '../frontier/politeness.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
+import type { CrawlEventSink } from './events.js';
 
 export interface RobotsGateOptions {
   politeness: Politeness;
@@ -16,6 +17,8 @@ export interface RobotsGateOptions {
   load?: (origin: string) => Promise<RobotsRules>;
   /** False with --ignore-robots: every URL passes. */
   enabled?: boolean;
+  /** Told each host's rules as they are learnt (a `robots` event). */
+  onEvent?: CrawlEventSink;
 }
 
 export class RobotsGate {
@@ -55,6 +58,7 @@ export class RobotsGate {
    */
   learn(origin: string, rules: RobotsRules, delayMs?: number): void {
     this.known.set(origin, rules);
+    this.o.onEvent?.({ type: 'robots', origin, source: rules.source, group: rules.group, rules: rules.ruleCount, crawlDelay: rules.crawlDelay });
     const ms = delayMs ?? (rules.crawlDelay === undefined ? undefined : rules.crawlDelay * 1000);
     if (ms !== undefined) this.o.politeness.setHostDelay(origin, ms);
   }

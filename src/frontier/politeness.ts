@@ -16,7 +16,12 @@ export interface PolitenessOptions {
   /** --delay-factor: each host's interval is at least this times its last response's duration (0: off). */
   delayFactor?: number;
   clock?: Clock;
+  /** Told after each change of a host's pacing (Crawl-delay, back-off, a pause, the delay factor): the crawl report draws them. */
+  observer?: PacingObserver;
 }
+
+/** A host's pacing just after a change: its interval now, the rest of a pause asked for (ms, 0 when none), consecutive failures. */
+export type PacingObserver = (host: string, pacing: { intervalMs: number; pauseMs: number; failures: number }) => void;
 
 /** The longest interval back-off makes (spec decision: doubled per failure, capped at 60 s). */
 export const MAX_BACKOFF_MS = 60_000;
@@ -37,17 +42,27 @@ export class Politeness {
   private readonly pausedUntil = new Map<string, number>();
   /** Hosts that asked for a pause beyond --max-retry-after: why nothing more is requested of them. */
   private readonly refusals = new Map<string, string>();
+  private readonly observer: PacingObserver | undefined;
 
   constructor(options: PolitenessOptions) {
     this.delayMs = options.delayMs;
     this.delayFactor = options.delayFactor ?? 0;
     this.clock = options.clock ?? systemClock;
+    this.observer = options.observer;
+  }
+
+  /** Tells the observer, if any, of `host`'s pacing now. */
+  private changed(host: string): void {
+    if (this.observer === undefined) return;
+    const paused = this.pausedUntil.get(host);
+    this.observer(host, { intervalMs: this.intervalFor(host), pauseMs: paused === undefined ? 0 : Math.max(0, paused - this.clock.now()), failures: this.failures.get(host) ?? 0 });
   }
 
   /** Sets a host's own least interval (robots.txt Crawl-delay), in ms. */
   setHostDelay(host: string, ms: number | undefined): void {
     if (ms === undefined) this.hostDelay.delete(host);
     else this.hostDelay.set(host, ms);
+    this.changed(host);
   }
 
   /** The interval that applies to `host`: max(delay, Crawl-delay), doubled per consecutive failure (at most 60 s). */
@@ -60,6 +75,7 @@ export class Politeness {
   /** A try at `host` failed in a way that says the server struggles: its interval doubles (spec decision "When the server pushes back"). */
   failed(host: string): void {
     this.failures.set(host, Math.min(30, (this.failures.get(host) ?? 0) + 1));
+    this.changed(host);
   }
 
   /**
@@ -68,7 +84,9 @@ export class Politeness {
    * (Heritrix's delay factor: a slower server gets more time).
    */
   responded(host: string, ms: number): void {
-    if (this.delayFactor > 0) this.responseFloor.set(host, this.delayFactor * ms);
+    if (this.delayFactor <= 0) return;
+    this.responseFloor.set(host, this.delayFactor * ms);
+    this.changed(host);
   }
 
   /** The host's consecutive failures (its back-off streak). */
@@ -78,13 +96,15 @@ export class Politeness {
 
   /** Sets the host's back-off streak (a shared crawl keeps it on the host's row, for every worker). */
   setStreak(host: string, streak: number): void {
+    const was = this.failures.get(host) ?? 0;
     if (streak > 0) this.failures.set(host, Math.min(30, streak));
     else this.failures.delete(host);
+    if ((this.failures.get(host) ?? 0) !== was) this.changed(host);
   }
 
   /** A try at `host` succeeded: its interval is restored. */
   succeeded(host: string): void {
-    this.failures.delete(host);
+    if (this.failures.delete(host)) this.changed(host);
   }
 
   /** Milliseconds until a request to `host` may start (0 when it may now): its interval, and a pause the server asked for. */
@@ -103,7 +123,9 @@ export class Politeness {
    */
   pause(host: string, ms: number): void {
     const until = this.clock.now() + ms;
-    if (until > (this.pausedUntil.get(host) ?? Number.NEGATIVE_INFINITY)) this.pausedUntil.set(host, until);
+    if (until <= (this.pausedUntil.get(host) ?? Number.NEGATIVE_INFINITY)) return;
+    this.pausedUntil.set(host, until);
+    this.changed(host);
   }
 
   /**

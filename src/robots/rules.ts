@@ -230,17 +230,25 @@ function maxOf(values: readonly number[]): number | undefined {
   return values.length === 0 ? undefined : Math.max(...values);
 }
 
+/** Where a host's rules came from: a robots.txt file, or its absence read as allow all or disallow all. */
+export type RobotsSource = 'file' | 'allow-all' | 'disallow-all';
+
 /** The rules one robots.txt gives one crawler. Immutable. */
 export class RobotsRules {
   /** Seconds between requests asked by the chosen group (fractions allowed); undefined when absent or invalid. */
   readonly crawlDelay: number | undefined;
+  /** The User-agent of the group applied: our product token, `*`, or '' when none applies (for the crawl report). */
+  readonly group: string;
+  readonly source: RobotsSource;
   /** Every Sitemap URL in the file (whatever the group), as written, duplicates removed. */
   readonly sitemaps: readonly string[];
   readonly #rules: readonly CompiledRule[];
 
-  private constructor(rules: readonly CompiledRule[], crawlDelay: number | undefined, sitemaps: readonly string[]) {
+  private constructor(rules: readonly CompiledRule[], crawlDelay: number | undefined, sitemaps: readonly string[], group = '', source: RobotsSource = 'file') {
     this.#rules = rules;
     this.crawlDelay = crawlDelay;
+    this.group = group;
+    this.source = source;
     this.sitemaps = Object.freeze([...sitemaps]);
   }
 
@@ -250,17 +258,18 @@ export class RobotsRules {
    * when none does, the `*` groups apply; when there are none, nothing is disallowed.
    */
   static parse(body: string, userAgent: string): RobotsRules {
-    const collector = new GroupCollector(productToken(userAgent).toLowerCase());
+    const token = productToken(userAgent);
+    const collector = new GroupCollector(token.toLowerCase());
     parseRobots(body, collector);
     const specific = collector.sawSpecific;
     const rules = specific ? collector.specific : collector.sawGlobal ? collector.global : [];
     const delay = maxOf(specific ? collector.specificDelays : collector.globalDelays);
-    return new RobotsRules(rules.sort(byPriority), delay, collector.sitemaps);
+    return new RobotsRules(rules.sort(byPriority), delay, collector.sitemaps, specific ? token : collector.sawGlobal ? '*' : '');
   }
 
   /** Rules that allow everything (e.g. robots.txt answered 404). */
   static allowAll(): RobotsRules {
-    return new RobotsRules([], undefined, []);
+    return new RobotsRules([], undefined, [], '', 'allow-all');
   }
 
   /**
@@ -269,13 +278,18 @@ export class RobotsRules {
    */
   static disallowAll(): RobotsRules {
     const rule = compile(false, '/', 0) as CompiledRule;
-    return new RobotsRules([rule], undefined, []);
+    return new RobotsRules([rule], undefined, [], '', 'disallow-all');
   }
 
   /** The same rules with `crawlDelay` capped at `maxSeconds` (this object when already within it). */
   withMaxCrawlDelay(maxSeconds: number): RobotsRules {
     if (this.crawlDelay === undefined || this.crawlDelay <= maxSeconds) return this;
-    return new RobotsRules(this.#rules, maxSeconds, this.sitemaps);
+    return new RobotsRules(this.#rules, maxSeconds, this.sitemaps, this.group, this.source);
+  }
+
+  /** How many Allow and Disallow rules apply. */
+  get ruleCount(): number {
+    return this.#rules.length;
   }
 
   /**

@@ -43,7 +43,7 @@ function pageChunks(page: TsePage): Uint8Array[] {
 }
 
 /** Whether `dir` holds our marker: a regular file (not a link planted there) with our text. */
-async function hasOurMarker(dir: string): Promise<boolean> {
+export async function hasOurMarker(dir: string): Promise<boolean> {
   const path = join(dir, MARKER);
   const st = await lstat(path).catch(() => undefined);
   if (st === undefined || !st.isFile() || st.size !== MARKER_TEXT.length) return false;
