@@ -7,6 +7,7 @@
 import { CrawlerError, describeError } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
+import { PacingState } from '../frontier/pacing-state.js';
 import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
@@ -36,6 +37,10 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   // The marker first: a crawl stopped before its first page is still ours.
   markPageDirectory(pageDir);
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth: settings.maxDepth, resume: settings.resume });
+  // Pauses, back-off and refusals survive a restart; a resumed crawl waits out what is left of them.
+  const pacing = new PacingState(pageDir, settings.resume);
+  pacing.restore(p.politeness);
+  p.politeness.observe(pacing.observe);
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
   const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 }), p.listeners);
