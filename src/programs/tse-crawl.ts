@@ -4,7 +4,7 @@
  * After a stop (signal, failure) the same command with `--resume` finishes
  * the same crawl.
  */
-import { CrawlerError, describeError } from '../errors.js';
+import { CrawlerError } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
 import { PacingState } from '../frontier/pacing-state.js';
@@ -12,7 +12,7 @@ import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
-import { failureReason, tseFinalReason, tseRetry, type SeedPanic } from './tse.js';
+import { failureReason, robotsDisallowAll, tseFinalReason, tseRetry, type SeedPanic } from './tse.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
 
@@ -20,8 +20,8 @@ import type { TseParts } from './tse-run.js';
 function recordingFailures(fetch: RobotsFetcher, seedPanic: SeedPanic): RobotsFetcher {
   return async (robotsUrl, origin) => {
     const result = await fetch(robotsUrl, origin);
-    if (!('status' in result)) seedPanic.robotsFailures.set(origin, `${robotsUrl} could not be fetched (${describeError(result.error)})`);
-    else if (CRAWLER_FAILURE_POLICY(result) === 'disallow') seedPanic.robotsFailures.set(origin, `${robotsUrl} answered HTTP ${result.status}`);
+    const failure = 'status' in result ? robotsDisallowAll(robotsUrl, result.status) : robotsDisallowAll(robotsUrl, 0, result.error);
+    if (failure !== undefined) seedPanic.robotsFailures.set(origin, failure);
     return result;
   };
 }
