@@ -1,0 +1,162 @@
+/**
+ * Our WARC reader (src/archive/warc-reader.ts) against warcio's reading of
+ * the same files, plain and one gzip member per record: the same records in
+ * the same order at the same offsets and lengths, and those offsets are the
+ * ones the serialized records add up to. Files that break the rules are
+ * refused with one line naming the offset.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createReadStream, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { WARCParser } from 'warcio';
+import { readWarcRecords, type WarcRecordInfo } from '../../src/archive/warc-reader.js';
+import { warcField } from '../../src/archive/warc-reader-head.js';
+import { isCrawlerError } from '../../src/errors.js';
+import { startSite, type SiteServer } from '../helpers/site-server.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+import {
+  capture,
+  FIXTURE_PATHS,
+  fixtureRecords,
+  fixtureSite,
+  serializeRecords,
+  writeWarcFixtures,
+  type Capture,
+  type WarcFixtures,
+} from '../helpers/warc-fixtures.js';
+
+const dirs = useTempDirs('cdxj-reader-');
+let site: SiteServer;
+let fx: WarcFixtures;
+let dir: string;
+
+before(async () => {
+  site = await startSite(fixtureSite());
+  dir = dirs.temp();
+  fx = await writeWarcFixtures(dir, await capture(FIXTURE_PATHS.map((p) => site.origin + p)));
+});
+after(() => site.close());
+
+async function ours(path: string): Promise<WarcRecordInfo[]> {
+  const out: WarcRecordInfo[] = [];
+  for await (const r of readWarcRecords(path)) out.push(r);
+  return out;
+}
+
+async function warcios(path: string): Promise<{ type: string; uri: string | undefined; offset: number; length: number }[]> {
+  const parser = new WARCParser(createReadStream(path));
+  const out = [];
+  for await (const r of parser) {
+    await r.readFully();
+    out.push({ type: r.warcType, uri: r.warcTargetURI ?? undefined, offset: parser.offset, length: parser.recordLength });
+  }
+  return out;
+}
+
+function offsetsOf(records: readonly Buffer[]): { offset: number; length: number }[] {
+  let at = 0;
+  return records.map((r) => {
+    const o = { offset: at, length: r.length };
+    at += r.length;
+    return o;
+  });
+}
+
+async function refusal(path: string): Promise<string> {
+  try {
+    await ours(path);
+  } catch (err) {
+    assert.ok(isCrawlerError(err, 'ERR_WRITE'), String(err));
+    assert.doesNotMatch(err.message, /\n/);
+    return err.message;
+  }
+  assert.fail(`${path} was read without complaint`);
+}
+
+describe('WARC reader', () => {
+  for (const form of ['plain', 'gz'] as const) {
+    test(`${form}: the same records, offsets and lengths as warcio and as the serialized records`, async () => {
+      const path = fx[form];
+      const mine = await ours(path);
+      const theirs = await warcios(path);
+      // warcinfo, then request + response/revisit + metadata per capture
+      assert.equal(mine.length, 1 + 3 * FIXTURE_PATHS.length);
+      // warcio's length of a plain record stops before the CRLF CRLF that ends it; ours is the
+      // whole record (WARC 1.1 §4: header CRLF block CRLF CRLF), so that the next one starts there.
+      const tail = form === 'plain' ? 4 : 0;
+      assert.deepEqual(
+        mine.map((r) => ({ type: r.type, uri: warcField(r, 'WARC-Target-URI'), offset: r.offset, length: r.length - tail })),
+        theirs,
+      );
+      assert.deepEqual(
+        mine.map((r) => ({ offset: r.offset, length: r.length })),
+        offsetsOf(form === 'plain' ? fx.plainRecords : fx.gzRecords),
+      );
+      assert.deepEqual(
+        mine.filter((r) => r.type === 'revisit').map((r) => warcField(r, 'WARC-Target-URI')),
+        [`${site.origin}/dup.html`],
+      );
+      const response = mine.find((r) => r.type === 'response' && warcField(r, 'WARC-Target-URI') === `${site.origin}/about.html`);
+      assert.match(response?.blockStart.toString('latin1') ?? '', /^HTTP\/1\.1 200 OK\r\n[^]*<title>About us<\/title>/);
+    });
+  }
+
+  test('a plain file cut short after its last block is refused at that record', async () => {
+    const path = join(dir, 'cut.warc');
+    const whole = Buffer.concat(fx.plainRecords);
+    writeFileSync(path, whole.subarray(0, whole.length - 3));
+    const last = offsetsOf(fx.plainRecords).at(-1)?.offset;
+    assert.match(await refusal(path), new RegExp(`cut\\.warc: .*cut short.* at offset ${last}$`));
+  });
+
+  test('a gzip file cut short in its last member is refused at that member', async () => {
+    const path = join(dir, 'cut.warc.gz');
+    const whole = Buffer.concat(fx.gzRecords);
+    writeFileSync(path, whole.subarray(0, whole.length - 3));
+    const last = offsetsOf(fx.gzRecords).at(-1)?.offset;
+    assert.match(await refusal(path), new RegExp(`cut short at offset ${last}$`));
+  });
+
+  test('a gzip member that holds two records is refused (a reader could not seek to the second)', async () => {
+    const path = join(dir, 'two.warc.gz');
+    writeFileSync(path, Buffer.concat([fx.gzRecords[0] ?? Buffer.alloc(0), gzipSync(Buffer.concat(fx.plainRecords.slice(1, 3)))]));
+    assert.match(await refusal(path), new RegExp(`more than one record.* at offset ${fx.gzRecords[0]?.length}$`));
+  });
+
+  test('a gzip member whose CRC-32 is wrong is refused', async () => {
+    const path = join(dir, 'crc.warc.gz');
+    const member = Buffer.from(fx.gzRecords[1] ?? Buffer.alloc(0));
+    member[member.length - 8] = (member[member.length - 8] ?? 0) ^ 0xff;
+    writeFileSync(path, Buffer.concat([fx.gzRecords[0] ?? Buffer.alloc(0), member]));
+    assert.match(await refusal(path), /CRC-32/);
+  });
+
+  test('a file of something else is refused at offset 0', async () => {
+    const path = join(dir, 'html.warc');
+    writeFileSync(path, '<html>\r\n\r\n</html>');
+    assert.match(await refusal(path), /no WARC\/1\.0 or WARC\/1\.1 version line.* at offset 0$/);
+  });
+
+  test('records larger than the first read (300 KB of incompressible body) are read whole, plain and gzip', async () => {
+    const big = { ...fx.captures[1], url: `${site.origin}/big.bin`, body: randomBytes(300_000) } as Capture;
+    for (const gzip of [false, true]) {
+      const records = await serializeRecords(fixtureRecords([big, fx.captures[0] as Capture]), gzip);
+      const path = join(dir, gzip ? 'big.warc.gz' : 'big.warc');
+      writeFileSync(path, Buffer.concat(records));
+      const mine = await ours(path);
+      assert.deepEqual(mine.map((r) => ({ offset: r.offset, length: r.length })), offsetsOf(records));
+      assert.ok((records[2]?.length ?? 0) > 300_000);
+      assert.equal(mine[2]?.type, 'response');
+      assert.equal(mine[2]?.blockStart.length, 64 * 1024);
+    }
+  });
+
+  test('an empty file has no records', async () => {
+    const path = join(dir, 'empty.warc');
+    writeFileSync(path, '');
+    assert.deepEqual(await ours(path), []);
+  });
+});
