@@ -5,7 +5,7 @@
  * ones the serialized records add up to. Files that break the rules are
  * refused with one line naming the offset.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createReadStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,30 +15,9 @@ import { WARCParser } from 'warcio';
 import { readWarcRecords, type WarcRecordInfo } from '../../src/archive/warc-reader.js';
 import { warcField } from '../../src/archive/warc-reader-head.js';
 import { isCrawlerError } from '../../src/errors.js';
-import { startSite, type SiteServer } from '../helpers/site-server.js';
-import { useTempDirs } from '../helpers/temp-dirs.js';
-import {
-  capture,
-  FIXTURE_PATHS,
-  fixtureRecords,
-  fixtureSite,
-  serializeRecords,
-  writeWarcFixtures,
-  type Capture,
-  type WarcFixtures,
-} from '../helpers/warc-fixtures.js';
+import { FIXTURE_PATHS, fixtureRecords, serializeRecords, useWarcFixtures, type Capture } from '../helpers/warc-fixtures.js';
 
-const dirs = useTempDirs('cdxj-reader-');
-let site: SiteServer;
-let fx: WarcFixtures;
-let dir: string;
-
-before(async () => {
-  site = await startSite(fixtureSite());
-  dir = dirs.temp();
-  fx = await writeWarcFixtures(dir, await capture(FIXTURE_PATHS.map((p) => site.origin + p)));
-});
-after(() => site.close());
+const setup = useWarcFixtures('cdxj-reader-');
 
 async function ours(path: string): Promise<WarcRecordInfo[]> {
   const out: WarcRecordInfo[] = [];
@@ -79,7 +58,7 @@ async function refusal(path: string): Promise<string> {
 describe('WARC reader', () => {
   for (const form of ['plain', 'gz'] as const) {
     test(`${form}: the same records, offsets and lengths as warcio and as the serialized records`, async () => {
-      const path = fx[form];
+      const path = setup.fx[form];
       const mine = await ours(path);
       const theirs = await warcios(path);
       // warcinfo, then request + response/revisit + metadata per capture
@@ -93,58 +72,58 @@ describe('WARC reader', () => {
       );
       assert.deepEqual(
         mine.map((r) => ({ offset: r.offset, length: r.length })),
-        offsetsOf(form === 'plain' ? fx.plainRecords : fx.gzRecords),
+        offsetsOf(form === 'plain' ? setup.fx.plainRecords : setup.fx.gzRecords),
       );
       assert.deepEqual(
         mine.filter((r) => r.type === 'revisit').map((r) => warcField(r, 'WARC-Target-URI')),
-        [`${site.origin}/dup.html`],
+        [`${setup.site.origin}/dup.html`],
       );
-      const response = mine.find((r) => r.type === 'response' && warcField(r, 'WARC-Target-URI') === `${site.origin}/about.html`);
+      const response = mine.find((r) => r.type === 'response' && warcField(r, 'WARC-Target-URI') === `${setup.site.origin}/about.html`);
       assert.match(response?.blockStart.toString('latin1') ?? '', /^HTTP\/1\.1 200 OK\r\n[^]*<title>About us<\/title>/);
     });
   }
 
   test('a plain file cut short after its last block is refused at that record', async () => {
-    const path = join(dir, 'cut.warc');
-    const whole = Buffer.concat(fx.plainRecords);
+    const path = join(setup.dir, 'cut.warc');
+    const whole = Buffer.concat(setup.fx.plainRecords);
     writeFileSync(path, whole.subarray(0, whole.length - 3));
-    const last = offsetsOf(fx.plainRecords).at(-1)?.offset;
+    const last = offsetsOf(setup.fx.plainRecords).at(-1)?.offset;
     assert.match(await refusal(path), new RegExp(`cut\\.warc: .*cut short.* at offset ${last}$`));
   });
 
   test('a gzip file cut short in its last member is refused at that member', async () => {
-    const path = join(dir, 'cut.warc.gz');
-    const whole = Buffer.concat(fx.gzRecords);
+    const path = join(setup.dir, 'cut.warc.gz');
+    const whole = Buffer.concat(setup.fx.gzRecords);
     writeFileSync(path, whole.subarray(0, whole.length - 3));
-    const last = offsetsOf(fx.gzRecords).at(-1)?.offset;
+    const last = offsetsOf(setup.fx.gzRecords).at(-1)?.offset;
     assert.match(await refusal(path), new RegExp(`cut short at offset ${last}$`));
   });
 
   test('a gzip member that holds two records is refused (a reader could not seek to the second)', async () => {
-    const path = join(dir, 'two.warc.gz');
-    writeFileSync(path, Buffer.concat([fx.gzRecords[0] ?? Buffer.alloc(0), gzipSync(Buffer.concat(fx.plainRecords.slice(1, 3)))]));
-    assert.match(await refusal(path), new RegExp(`more than one record.* at offset ${fx.gzRecords[0]?.length}$`));
+    const path = join(setup.dir, 'two.warc.gz');
+    writeFileSync(path, Buffer.concat([setup.fx.gzRecords[0] ?? Buffer.alloc(0), gzipSync(Buffer.concat(setup.fx.plainRecords.slice(1, 3)))]));
+    assert.match(await refusal(path), new RegExp(`more than one record.* at offset ${setup.fx.gzRecords[0]?.length}$`));
   });
 
   test('a gzip member whose CRC-32 is wrong is refused', async () => {
-    const path = join(dir, 'crc.warc.gz');
-    const member = Buffer.from(fx.gzRecords[1] ?? Buffer.alloc(0));
+    const path = join(setup.dir, 'crc.warc.gz');
+    const member = Buffer.from(setup.fx.gzRecords[1] ?? Buffer.alloc(0));
     member[member.length - 8] = (member[member.length - 8] ?? 0) ^ 0xff;
-    writeFileSync(path, Buffer.concat([fx.gzRecords[0] ?? Buffer.alloc(0), member]));
+    writeFileSync(path, Buffer.concat([setup.fx.gzRecords[0] ?? Buffer.alloc(0), member]));
     assert.match(await refusal(path), /CRC-32/);
   });
 
   test('a file of something else is refused at offset 0', async () => {
-    const path = join(dir, 'html.warc');
+    const path = join(setup.dir, 'html.warc');
     writeFileSync(path, '<html>\r\n\r\n</html>');
     assert.match(await refusal(path), /no WARC\/1\.0 or WARC\/1\.1 version line.* at offset 0$/);
   });
 
   test('records larger than the first read (300 KB of incompressible body) are read whole, plain and gzip', async () => {
-    const big = { ...fx.captures[1], url: `${site.origin}/big.bin`, body: randomBytes(300_000) } as Capture;
+    const big = { ...setup.fx.captures[1], url: `${setup.site.origin}/big.bin`, body: randomBytes(300_000) } as Capture;
     for (const gzip of [false, true]) {
-      const records = await serializeRecords(fixtureRecords([big, fx.captures[0] as Capture]), gzip);
-      const path = join(dir, gzip ? 'big.warc.gz' : 'big.warc');
+      const records = await serializeRecords(fixtureRecords([big, setup.fx.captures[0] as Capture]), gzip);
+      const path = join(setup.dir, gzip ? 'big.warc.gz' : 'big.warc');
       writeFileSync(path, Buffer.concat(records));
       const mine = await ours(path);
       assert.deepEqual(mine.map((r) => ({ offset: r.offset, length: r.length })), offsetsOf(records));
@@ -155,7 +134,7 @@ describe('WARC reader', () => {
   });
 
   test('an empty file has no records', async () => {
-    const path = join(dir, 'empty.warc');
+    const path = join(setup.dir, 'empty.warc');
     writeFileSync(path, '');
     assert.deepEqual(await ours(path), []);
   });

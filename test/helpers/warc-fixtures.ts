@@ -18,7 +18,9 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { WARCRecord } from 'warcio';
 import { WARCSerializer } from 'warcio/node';
-import { page, type Route } from './site-server.js';
+import { after, before } from 'node:test';
+import { page, startSite, type Route, type SiteServer } from './site-server.js';
+import { useTempDirs } from './temp-dirs.js';
 
 /** One exchange with the test server, as it was answered. */
 export interface Capture {
@@ -202,4 +204,29 @@ export function fixtureSite(): Record<string, Route> {
     },
     '/style.css': { headers: { 'content-type': 'text/css' }, body: 'p { color: rgb(1, 2, 3); }\n' },
   };
+}
+
+/** What useWarcFixtures gives a test file, once its `before` hook has run. */
+export interface FixtureSetup {
+  site: SiteServer;
+  fx: WarcFixtures;
+  /** A temporary directory holding the fixtures, removed after the file's tests. */
+  dir: string;
+}
+
+/**
+ * For a test file: before its tests, serves fixtureSite() on loopback and
+ * writes the fixtures of all of FIXTURE_PATHS into a temporary directory;
+ * afterwards, closes the site and removes the directory.
+ */
+export function useWarcFixtures(prefix: string): FixtureSetup {
+  const dirs = useTempDirs(prefix);
+  const setup = {} as FixtureSetup;
+  before(async () => {
+    setup.site = await startSite(fixtureSite());
+    setup.dir = dirs.temp();
+    setup.fx = await writeWarcFixtures(setup.dir, await capture(FIXTURE_PATHS.map((p) => setup.site.origin + p)));
+  });
+  after(() => setup.site.close());
+  return setup;
 }
