@@ -120,7 +120,14 @@ describe('WARC reader', () => {
   });
 
   test('records larger than the first read (300 KB of incompressible body) are read whole, plain and gzip', async () => {
-    const big = { ...setup.fx.captures[1], url: `${setup.site.origin}/big.bin`, body: randomBytes(300_000) } as Capture;
+    const big: Capture = {
+      url: `${setup.site.origin}/big.bin`,
+      date: '2026-12-01T09:00:00Z',
+      status: 200,
+      statusText: 'OK',
+      headers: [['Content-Type', 'application/octet-stream'], ['Content-Length', '300000']],
+      body: randomBytes(300_000),
+    };
     for (const gzip of [false, true]) {
       const records = await serializeRecords(fixtureRecords([big, setup.fx.captures[0] as Capture]), gzip);
       const path = join(setup.dir, gzip ? 'big.warc.gz' : 'big.warc');

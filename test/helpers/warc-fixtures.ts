@@ -8,13 +8,12 @@
  * Each capture becomes a `request` and a `response` record, or a `revisit`
  * (identical-payload-digest profile) when its body repeats an earlier one,
  * then a `metadata` record (`application/warc-fields`) with its outlinks; a
- * `warcinfo` record comes first. node:http removes chunked framing, so a
- * chunked answer is stored with a Content-Length instead (tests may use
- * node:http; the crawl path never does).
+ * `warcinfo` record comes first. Answers are read off a raw socket, so a
+ * chunked one is stored with its framing, as our writer stores it.
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { WARCRecord } from 'warcio';
 import { WARCSerializer } from 'warcio/node';
@@ -31,6 +30,7 @@ export interface Capture {
   statusText: string;
   /** Response header fields in order, names as sent. */
   headers: [string, string][];
+  /** The body as sent: with its chunked framing when it was chunked. */
   body: Buffer;
 }
 
@@ -44,23 +44,32 @@ export async function capture(urls: readonly string[], start = Date.parse('2026-
   return out;
 }
 
+/**
+ * One GET over a raw socket (`Connection: close`, read until the server
+ * closes): the answer exactly as it came off the wire, chunked framing
+ * included, which is what a response record holds.
+ */
 function httpGet(url: string): Promise<Omit<Capture, 'url' | 'date'>> {
+  const target = new URL(url);
   return new Promise((resolve, reject) => {
-    get(url, { agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const headers: [string, string][] = [];
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
-          const name = res.rawHeaders[i] ?? '';
-          if (name.toLowerCase() !== 'transfer-encoding') headers.push([name, res.rawHeaders[i + 1] ?? '']);
-        }
-        if (!headers.some(([n]) => n.toLowerCase() === 'content-length')) headers.push(['Content-Length', String(body.length)]);
-        resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers, body });
-      });
-    }).on('error', reject);
+    const chunks: Buffer[] = [];
+    const socket = connect({ host: target.hostname, port: Number(target.port) }, () => {
+      socket.write(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nConnection: close\r\n\r\n`);
+    });
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const end = raw.indexOf('\r\n\r\n');
+      const [statusLine = '', ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n');
+      const m = /^HTTP\/1\.[01] (\d{3}) ?(.*)$/.exec(statusLine);
+      if (end < 0 || m === null) {
+        reject(new Error(`not an HTTP response from ${url}`));
+        return;
+      }
+      const headers = lines.map((l): [string, string] => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]);
+      resolve({ status: Number(m[1]), statusText: m[2] ?? '', headers, body: raw.subarray(end + 4) });
+    });
   });
 }
 
