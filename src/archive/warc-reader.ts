@@ -29,6 +29,8 @@ export const BLOCK_START_BYTES = 64 * 1024;
 const MAX_HEAD_BYTES = 1024 * 1024;
 /** The first read of a gzip member; it grows fourfold while the member goes on. */
 const FIRST_WINDOW = 64 * 1024;
+/** How much is read from the file at once. */
+const READ_AHEAD = 1024 * 1024;
 const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
 
 /** One record, as the index needs it. */
@@ -53,9 +55,9 @@ export async function* readWarcRecords(path: string): AsyncGenerator<WarcRecordI
     const size = (await fh.stat()).size;
     const magic = await readAt(fh, 0, 2);
     const gzip = magic.length === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
-    const file = { fh, size, path };
+    const win = new FileWindow({ fh, size, path });
     for (let offset = 0; offset < size; ) {
-      const rec = gzip ? await readGzipMember(file, offset) : await readPlainRecord(file, offset);
+      const rec = gzip ? await readGzipMember(win, offset) : await readPlainRecord(win, offset);
       yield rec;
       offset += rec.length;
     }
@@ -74,7 +76,7 @@ function bad(file: OpenWarc, offset: number, what: string): CrawlerError {
   return new CrawlerError('ERR_WRITE', `not a valid WARC file: ${file.path}: ${what} at offset ${offset}`);
 }
 
-/** Reads up to `length` bytes at `position` (fewer only at the end of the file). */
+/** Reads up to `length` bytes at `position` (fewer only at the end of the file), into a new buffer. */
 async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -86,13 +88,36 @@ async function readAt(fh: FileHandle, position: number, length: number): Promise
   return buf.subarray(0, got);
 }
 
-async function readPlainRecord(file: OpenWarc, offset: number): Promise<WarcRecordInfo> {
+/**
+ * Reads through a window of the file (READ_AHEAD bytes at a time), so that
+ * small records cost no system call each. `bytes` returns a view that is
+ * good until the next call: keep a copy of what must last.
+ */
+class FileWindow {
+  private start = 0;
+  private buf: Buffer = Buffer.alloc(0);
+
+  constructor(readonly file: OpenWarc) {}
+
+  /** Up to `length` bytes at `position` (fewer only at the end of the file). */
+  async bytes(position: number, length: number): Promise<Buffer> {
+    const want = Math.min(length, this.file.size - position);
+    if (position < this.start || position + want > this.start + this.buf.length) {
+      this.buf = await readAt(this.file.fh, position, Math.max(want, READ_AHEAD));
+      this.start = position;
+    }
+    return this.buf.subarray(position - this.start, position - this.start + want);
+  }
+}
+
+async function readPlainRecord(win: FileWindow, offset: number): Promise<WarcRecordInfo> {
+  const file = win.file;
   let want = Math.min(FIRST_WINDOW, file.size - offset);
-  let buf = await readAt(file.fh, offset, want);
+  let buf = await win.bytes(offset, want);
   let end = buf.indexOf(CRLFCRLF);
   while (end < 0 && want < MAX_HEAD_BYTES && offset + want < file.size) {
     want = Math.min(want * 4, MAX_HEAD_BYTES, file.size - offset);
-    buf = await readAt(file.fh, offset, want);
+    buf = await win.bytes(offset, want);
     end = buf.indexOf(CRLFCRLF);
   }
   if (end < 0) throw bad(file, offset, 'no end of the WARC header');
@@ -101,17 +126,17 @@ async function readPlainRecord(file: OpenWarc, offset: number): Promise<WarcReco
   const total = blockAt + head.contentLength + 4;
   if (offset + total > file.size) throw bad(file, offset, 'record cut short (Content-Length runs past the end of the file)');
   const startLen = Math.min(head.contentLength, BLOCK_START_BYTES);
-  const blockStart =
-    blockAt + startLen <= buf.length ? Buffer.from(buf.subarray(blockAt, blockAt + startLen)) : await readAt(file.fh, offset + blockAt, startLen);
-  const tail = await readAt(file.fh, offset + blockAt + head.contentLength, 4);
+  const blockStart = Buffer.from(await win.bytes(offset + blockAt, startLen));
+  const tail = await win.bytes(offset + blockAt + head.contentLength, 4);
   if (!tail.equals(CRLFCRLF)) throw bad(file, offset, 'no CRLF CRLF after the block');
   return { ...head, offset, length: total, blockStart };
 }
 
-async function readGzipMember(file: OpenWarc, offset: number): Promise<WarcRecordInfo> {
+async function readGzipMember(win: FileWindow, offset: number): Promise<WarcRecordInfo> {
+  const file = win.file;
   let window = Math.min(FIRST_WINDOW, file.size - offset);
   for (;;) {
-    const buf = await readAt(file.fh, offset, window);
+    const buf = await win.bytes(offset, window);
     const headerLen = gzipHeaderLength(buf);
     if (headerLen === null) throw bad(file, offset, 'not a gzip member (a .gz WARC must be all gzip members)');
     if (headerLen === undefined) {
@@ -136,7 +161,7 @@ async function readGzipMember(file: OpenWarc, offset: number): Promise<WarcRecor
       throw bad(file, offset, code === 'Z_BUF_ERROR' ? 'gzip member cut short' : `bad gzip data (${code ?? String(err)})`);
     }
     const trailerAt = offset + headerLen + consumed;
-    const trailer = await readAt(file.fh, trailerAt, 8);
+    const trailer = await win.bytes(trailerAt, 8);
     if (trailer.length < 8) throw bad(file, offset, 'gzip member cut short');
     if (trailer.readUInt32LE(0) !== crc32(record) || trailer.readUInt32LE(4) !== record.length % 2 ** 32) {
       throw bad(file, offset, 'gzip member fails its CRC-32 or size check');

@@ -119,14 +119,14 @@ describe('WARC reader', () => {
     assert.match(await refusal(path), /no WARC\/1\.0 or WARC\/1\.1 version line.* at offset 0$/);
   });
 
-  test('records larger than the first read (300 KB of incompressible body) are read whole, plain and gzip', async () => {
+  test('records larger than the first read and the read-ahead (1.5 MB of incompressible body) are read whole, plain and gzip', async () => {
     const big: Capture = {
       url: `${setup.site.origin}/big.bin`,
       date: '2026-12-01T09:00:00Z',
       status: 200,
       statusText: 'OK',
-      headers: [['Content-Type', 'application/octet-stream'], ['Content-Length', '300000']],
-      body: randomBytes(300_000),
+      headers: [['Content-Type', 'application/octet-stream'], ['Content-Length', '1500000']],
+      body: randomBytes(1_500_000),
     };
     for (const gzip of [false, true]) {
       const records = await serializeRecords(fixtureRecords([big, setup.fx.captures[0] as Capture]), gzip);
@@ -134,7 +134,7 @@ describe('WARC reader', () => {
       writeFileSync(path, Buffer.concat(records));
       const mine = await ours(path);
       assert.deepEqual(mine.map((r) => ({ offset: r.offset, length: r.length })), offsetsOf(records));
-      assert.ok((records[2]?.length ?? 0) > 300_000);
+      assert.ok((records[2]?.length ?? 0) > 1_500_000);
       assert.equal(mine[2]?.type, 'response');
       assert.equal(mine[2]?.blockStart.length, 64 * 1024);
     }
