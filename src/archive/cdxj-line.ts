@@ -9,6 +9,7 @@
  * under the same URL would be such a capture and would replay as the page
  * (requests matter to the index only for POST bodies, which we never send).
  */
+import { CrawlerError } from '../errors.js';
 import { surt } from './surt.js';
 import { warcField } from './warc-reader-head.js';
 import type { WarcRecordInfo } from './warc-reader.js';
@@ -31,13 +32,19 @@ export interface CdxjFields {
   filename: string;
 }
 
-/** The index entry for `rec` in the file named `filename`, or undefined when such a record gets none. */
-export function cdxjEntry(rec: WarcRecordInfo, filename: string): CdxjEntry | undefined {
+/**
+ * The index entry for `rec` in the file named `filename` (read from `path`),
+ * or undefined when such a record gets none. A response or revisit without
+ * a target URI or a valid WARC-Date (both mandatory, WARC 1.1 §5) is refused.
+ */
+export function cdxjEntry(rec: WarcRecordInfo, filename: string, path = filename): CdxjEntry | undefined {
   if (rec.type !== 'response' && rec.type !== 'revisit') return undefined;
+  // WARC 1.0 wrote the URI in angle brackets (a grammar error that 1.1 fixed); readers accept both.
   const url = (warcField(rec, 'WARC-Target-URI') ?? '').replace(/^<(.*)>$/, '$1');
-  const date = warcField(rec, 'WARC-Date') ?? '';
-  const ts = timestamp14(date);
-  if (url === '' || ts === undefined) return undefined;
+  const ts = timestamp14(warcField(rec, 'WARC-Date') ?? '');
+  if (url === '' || ts === undefined) {
+    throw new CrawlerError('ERR_WRITE', `not a valid WARC file: ${path}: a ${rec.type} record without WARC-Target-URI or a valid WARC-Date at offset ${rec.offset}`);
+  }
   const http = httpHead(rec.blockStart);
   const mime = rec.type === 'revisit' ? 'warc/revisit' : http?.contentType;
   const digest = warcField(rec, 'WARC-Payload-Digest');
@@ -75,7 +82,8 @@ function httpHead(block: Buffer): { status: string; contentType?: string } | und
   for (const line of lines.slice(1)) {
     const f = /^content-type[ \t]*:(.*)$/i.exec(line);
     if (f !== null) {
-      const type = (f[1] ?? '').split(';', 1)[0]?.trim() ?? '';
+      // Type and subtype are case-insensitive (RFC 9110 §8.3.1): one spelling for replay to compare.
+      const type = (f[1] ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
       if (type !== '') out.contentType = type;
       break;
     }

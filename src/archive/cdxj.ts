@@ -31,7 +31,7 @@ export async function writeCdxj(warcPaths: readonly string[], outPath: string, o
     if (names.has(filename)) throw new CrawlerError('ERR_WRITE', `cannot index two WARC files named ${filename}: the index names files by base name`);
     names.add(filename);
     for await (const rec of readWarcRecords(path)) {
-      const entry = cdxjEntry(rec, filename);
+      const entry = cdxjEntry(rec, filename, path);
       if (entry !== undefined) entries.push({ sortKey: Buffer.from(entry.key), entry });
     }
   }
