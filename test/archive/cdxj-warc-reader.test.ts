@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createReadStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
 import { WARCParser } from 'warcio';
 import { readWarcRecords, type WarcRecordInfo } from '../../src/archive/warc-reader.js';
 import { warcField } from '../../src/archive/warc-reader-head.js';
@@ -138,6 +138,31 @@ describe('WARC reader', () => {
       assert.equal(mine[2]?.type, 'response');
       assert.equal(mine[2]?.blockStart.length, 64 * 1024);
     }
+  });
+
+  test('gzip members with optional header fields (FEXTRA, FNAME, FCOMMENT, FHCRC, RFC 1952 §2.3) are read at their true lengths', async () => {
+    // Our writer puts the record's length in FEXTRA; other tools write a name or a comment.
+    const member = (record: Buffer, i: number): Buffer => {
+      const extra = Buffer.from(`LN${String.fromCharCode(8, 0)}${'x'.repeat(8)}`, 'latin1');
+      const head = Buffer.concat([
+        Buffer.from([0x1f, 0x8b, 8, 4 | 8 | 16 | 2, 0, 0, 0, 0, 0, 255]),
+        Buffer.from([extra.length, 0]),
+        extra,
+        Buffer.from(`record-${i}.warc\0a comment\0`, 'latin1'),
+      ]);
+      const hcrc = Buffer.alloc(2);
+      hcrc.writeUInt16LE(crc32(head) & 0xffff);
+      const trailer = Buffer.alloc(8);
+      trailer.writeUInt32LE(crc32(record), 0);
+      trailer.writeUInt32LE(record.length, 4);
+      return Buffer.concat([head, hcrc, deflateRawSync(record), trailer]);
+    };
+    const members = setup.fx.plainRecords.slice(0, 5).map(member);
+    const path = join(setup.dir, 'fields.warc.gz');
+    writeFileSync(path, Buffer.concat(members));
+    const mine = await ours(path);
+    assert.deepEqual(mine.map((r) => ({ offset: r.offset, length: r.length })), offsetsOf(members));
+    assert.deepEqual(mine.map((r) => r.type), ['warcinfo', 'request', 'response', 'metadata', 'request']);
   });
 
   test('an empty file has no records', async () => {
