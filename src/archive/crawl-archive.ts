@@ -196,7 +196,7 @@ export class CrawlArchive {
 
   private exchange(x: Extract<CrawlEvent, { type: 'exchange' }>['exchange']): void {
     const { records, response, payloadDigest } = exchangeRecords(x, (digest) => this.payloads.get(digest));
-    for (const r of records) this.writer.add(r);
+    this.writer.add(...records);
     if (response === undefined) return;
     const title = x.status === 200 && x.payload !== undefined ? pageTitle(x.payload) : undefined;
     remember(this.fetched, x.url.key, { capture: response, title }, MAX_FETCHED);

@@ -68,9 +68,13 @@ export class WarcWriter {
     return this.failure;
   }
 
-  /** Queues one serialized record; it is written after every record queued before it. */
-  add(record: Buffer): void {
-    const data = this.gzip ? gzipMember(record) : Promise.resolve(record);
+  /**
+   * Queues serialized records that belong together (an exchange's request,
+   * response and metadata): written after every record queued before them,
+   * into one file (rotation never parts them), each in one write.
+   */
+  add(...records: Buffer[]): void {
+    const data = Promise.all(records.map((r) => (this.gzip ? gzipMember(r) : r)));
     data.catch(() => undefined); // its failure is reported in order, below
     this.tail = this.tail.then(async () => {
       if (this.failure !== undefined) return;
@@ -161,14 +165,16 @@ export class WarcWriter {
     await this.append(this.gzip ? await gzipMember(info) : info);
   }
 
-  private async put(data: Buffer): Promise<void> {
-    if (this.recordsInFile > 1 && this.size + data.length > this.o.maxSize) {
+  private async put(group: readonly Buffer[]): Promise<void> {
+    let length = 0;
+    for (const data of group) length += data.length;
+    if (this.recordsInFile > 1 && this.size + length > this.o.maxSize) {
       await (this.fh as FileHandle).close();
       this.fh = undefined;
       this.index++;
       await this.create();
     }
-    await this.append(data);
+    for (const data of group) await this.append(data);
   }
 
   /** One write of the whole record at the end of the file. */

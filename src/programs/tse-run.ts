@@ -22,6 +22,7 @@ import { checkPathDepth } from '../url/limits.js';
 import { robotsRedirectRule, SeedPanic, tseInScope, type TseSettings } from './tse.js';
 import { runTseCrawl } from './tse-crawl.js';
 import { runTseWorker } from './tse-worker.js';
+import { startArchive, withArchive } from './archive-run.js';
 
 /** What a TSE run is built from: the settings and the parts both kinds of run share. */
 export interface TseParts {
@@ -47,6 +48,7 @@ export interface TseParts {
 export async function runTse(settings: TseSettings, io: CliIo): Promise<number> {
   await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
   const listeners: CrawlEventSink[] = [];
+  const archive = await startArchive(settings.archive, { robots: settings.ignoreRobots ? 'ignore' : 'obey', userAgent: settings.userAgent, resume: settings.resume, shared: settings.shared !== undefined }, listeners);
   const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
   const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
@@ -67,9 +69,5 @@ export async function runTse(settings: TseSettings, io: CliIo): Promise<number> 
     seedPanic: new SeedPanic(settings.seed),
     listeners,
   };
-  try {
-    return await (settings.shared === undefined ? runTseCrawl(parts) : runTseWorker(parts, settings.shared));
-  } finally {
-    client.close();
-  }
+  return withArchive(archive, io, 'crawler', () => (settings.shared === undefined ? runTseCrawl(parts) : runTseWorker(parts, settings.shared)), () => client.close());
 }
