@@ -118,6 +118,16 @@ export class CrawlArchive {
     setImmediate(() => this.drain());
   };
 
+  /**
+   * Resolves once every event so far is in the files (written, not synced):
+   * awaited before a page is recorded as done, so that a crash never leaves
+   * a page done in the crawl state but missing from the archive.
+   */
+  written(): Promise<void> {
+    this.drain();
+    return this.writer.flushed();
+  }
+
   /** Writes everything and closes the files; rejects with ERR_WRITE when a write failed. */
   async finish(): Promise<ArchiveSummary> {
     this.drain();
