@@ -3,8 +3,8 @@
  * writes a WARC/1.1 archive. Every wire exchange becomes its records
  * (exchange-records.ts); every page a `metadata` record with its depth, the
  * page it came from (`via`) and its outlinks. The work is done off the
- * socket path: events are queued as they come and turned into records on
- * the next turn of the event loop, and gzip runs on the threadpool.
+ * socket path: events are queued as they come and turned into records
+ * (digests, gzip, the write) on the next turn of the event loop.
  *
  * At the end, `finish()` says which files were written and which pages they
  * hold, for the index and the package (see finishArchive in the runners).
@@ -119,13 +119,12 @@ export class CrawlArchive {
   };
 
   /**
-   * Resolves once every event so far is in the files (written, not synced):
-   * awaited before a page is recorded as done, so that a crash never leaves
-   * a page done in the crawl state but missing from the archive.
+   * Writes the records of every event so far (into the page cache, not
+   * synced): called before a page is recorded as done, so that a crash
+   * never leaves a page done in the crawl state but missing from the archive.
    */
-  written(): Promise<void> {
+  written(): void {
     this.drain();
-    return this.writer.flushed();
   }
 
   /** Writes everything and closes the files; rejects with ERR_WRITE when a write failed. */

@@ -1,16 +1,23 @@
 /**
- * Writes records into an archive's files: each record in one write, only
- * once it is complete (one gzip member per record for a `.gz` name), in the
- * order they were given, while gzip runs on the threadpool for several
- * records at once. Past `maxSize` it goes on in the next file of the series
- * (`NAME-00002.warc.gz`...), each file starting with its own warcinfo.
+ * Writes records into an archive's files: each record only once it is
+ * complete (one gzip member per record for a `.gz` name), in the order they
+ * were given, the records of one exchange in one write. Past `maxSize` it
+ * goes on in the next file of the series (`NAME-00002.warc.gz`...), each
+ * file starting with its own warcinfo.
+ *
+ * Writing is synchronous, on purpose: the archive's consumer calls it off
+ * the socket path (on the next turn of the event loop), and a page can then
+ * count as done as soon as its records are handed over, with no wait; a
+ * write to the page cache costs microseconds, where a round trip through
+ * the threadpool per record cost more CPU than the write.
  *
  * Files that are not ours are never touched: a file of the series whose first
  * record is not our warcinfo stops the crawl before it starts. Ours are
  * replaced by a new crawl, or with `resume` continued: the last one is cut
  * after its last complete record and written on from there.
  */
-import { readdir, rm, truncate, open, type FileHandle } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, writeSync, writevSync } from 'node:fs';
+import { readdir, rm, truncate } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { CrawlerError, describeError } from '../errors.js';
 import { inspectWarc } from './warc-existing.js';
@@ -38,11 +45,10 @@ function refused(path: string, why: string): CrawlerError {
 export class WarcWriter {
   private readonly o: WarcWriterOptions;
   private readonly gzip: boolean;
-  private fh: FileHandle | undefined;
+  private fd: number | undefined;
   private index = 1;
   private size = 0;
   private recordsInFile = 0;
-  private tail: Promise<void> = Promise.resolve();
   private failure: unknown;
   private readonly written: string[] = [];
 
@@ -63,44 +69,35 @@ export class WarcWriter {
     return this.written;
   }
 
-  /** The first write failure, if any (the archive is then incomplete). */
+  /** The first write failure, if any (nothing is written after it; close() reports it). */
   get failed(): unknown {
     return this.failure;
   }
 
   /**
-   * Queues serialized records that belong together (an exchange's request,
-   * response and metadata): written after every record queued before them,
-   * into one file (rotation never parts them), each in one write.
+   * Writes serialized records that belong together (an exchange's request,
+   * response and metadata) after every record written before them, into one
+   * file (rotation never parts them), in one write. A failure is kept for
+   * close() to report, and nothing is written after it.
    */
   add(...records: Buffer[]): void {
-    const data = Promise.all(records.map((r) => (this.gzip ? gzipMember(r) : r)));
-    data.catch(() => undefined); // its failure is reported in order, below
-    this.tail = this.tail.then(async () => {
-      if (this.failure !== undefined) return;
-      try {
-        await this.put(await data);
-      } catch (err) {
-        this.failure = err;
-      }
-    });
+    if (this.failure !== undefined) return;
+    try {
+      this.put(this.gzip ? records.map((r) => gzipMember(r)) : records);
+    } catch (err) {
+      this.failure = err;
+    }
   }
 
-  /** Resolves once every queued record is written. */
-  flushed(): Promise<void> {
-    return this.tail;
-  }
-
-  /** Writes what is queued and closes the file; rejects with ERR_WRITE when a write failed. */
+  /** Closes the file; rejects with ERR_WRITE when a write failed. */
   async close(): Promise<void> {
-    await this.tail;
-    const fh = this.fh;
-    this.fh = undefined;
-    if (fh !== undefined) {
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) {
       try {
-        await fh.sync();
+        fsyncSync(fd);
       } finally {
-        await fh.close();
+        closeSync(fd);
       }
     }
     if (this.failure !== undefined) throw new CrawlerError('ERR_WRITE', `cannot write the archive ${this.current}: ${describeError(this.failure)}`, { cause: this.failure });
@@ -140,52 +137,52 @@ export class WarcWriter {
     }
     if (resume && series.length > 0) {
       for (const i of series) this.written.push(seriesName(path, i));
-      this.fh = await open(this.current, 'r+');
+      this.fd = openSync(this.current, 'r+');
       this.recordsInFile = 2; // a continued file may rotate at once
       this.add(this.o.warcinfo(basename(this.current), true));
       return;
     }
     // A new crawl replaces an archive of ours (all of its series).
     for (const i of series) await rm(seriesName(path, i));
-    await this.create();
+    this.create();
+    if (this.failure !== undefined) throw refused(this.current, `cannot be created: ${describeError(this.failure)}`);
   }
 
   /** Starts the series' file number `this.index`, with its warcinfo first. Never replaces a file. */
-  private async create(): Promise<void> {
+  private create(): void {
     const file = this.current;
-    try {
-      this.fh = await open(file, 'wx');
-    } catch (err) {
-      throw refused(file, `cannot be created: ${describeError(err)}`);
-    }
+    this.fd = openSync(file, 'wx');
     this.written.push(file);
     this.size = 0;
     this.recordsInFile = 0;
     const info = this.o.warcinfo(basename(file), false);
-    await this.append(this.gzip ? await gzipMember(info) : info);
+    this.append([this.gzip ? gzipMember(info) : info]);
   }
 
-  private async put(group: readonly Buffer[]): Promise<void> {
+  private put(group: readonly Buffer[]): void {
     let length = 0;
     for (const data of group) length += data.length;
     if (this.recordsInFile > 1 && this.size + length > this.o.maxSize) {
-      await (this.fh as FileHandle).close();
-      this.fh = undefined;
+      const fd = this.fd as number;
+      this.fd = undefined;
+      closeSync(fd);
       this.index++;
-      await this.create();
+      this.create();
     }
-    for (const data of group) await this.append(data);
+    this.append(group);
   }
 
-  /** One write of the whole record at the end of the file. */
-  private async append(data: Buffer): Promise<void> {
-    const fh = this.fh as FileHandle;
-    let done = 0;
-    while (done < data.length) {
-      const { bytesWritten } = await fh.write(data, done, data.length - done, this.size + done);
-      done += bytesWritten;
+  /** One write of whole records at the end of the file (repeated only for what a short write left). */
+  private append(group: readonly Buffer[]): void {
+    const fd = this.fd as number;
+    let length = 0;
+    for (const data of group) length += data.length;
+    let done = writevSync(fd, group as Buffer[], this.size);
+    if (done < length) {
+      const all = Buffer.concat(group as Buffer[], length);
+      while (done < length) done += writeSync(fd, all, done, length - done, this.size + done);
     }
-    this.size += data.length;
-    this.recordsInFile++;
+    this.size += length;
+    this.recordsInFile += group.length;
   }
 }

@@ -50,7 +50,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
         onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: reject });
         return 'done';
       }
-      await p.archived(); // the page's records are in the archive before the page is done
+      p.archived(); // the page's records are in the archive before the page is done
       const id = await sink.save({ url: url.key, depth: page.depth, body: response.body });
       frontier.recordDocument(id);
       onEvent({ type: 'saved', url, depth: page.depth, id });

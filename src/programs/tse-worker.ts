@@ -54,8 +54,8 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   const sink = new TsePageDirectory(settings.pageDir);
   // The page's records are in the archive before the store hears it is done.
   const stage = sink.stage.bind(sink);
-  sink.stage = async (page) => {
-    await p.archived();
+  sink.stage = (page) => {
+    p.archived();
     return stage(page);
   };
   const robotsOptions = { userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, maxBytes: DEFAULT_MAX_ROBOTS_BYTES, maxCrawlDelay: DEFAULT_MAX_CRAWL_DELAY };
