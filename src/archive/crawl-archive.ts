@@ -70,13 +70,18 @@ function remember<V>(map: Map<string, V>, key: string, value: V, max: number): v
   if (map.size > max) map.delete(map.keys().next().value as string);
 }
 
-const TITLE_RE = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i;
-
-/** The HTML title in the first 64 KiB, whitespace collapsed; undefined when there is none. */
+/** The HTML title in the first 64 KiB, whitespace collapsed; undefined when there is none. Decodes only the title's bytes. */
 export function pageTitle(payload: Buffer): string | undefined {
-  const m = TITLE_RE.exec(payload.toString('utf8', 0, Math.min(payload.length, 65536)));
-  const title = m?.[1]?.replace(/\s+/g, ' ').trim();
-  return title === undefined || title === '' ? undefined : title;
+  const head = payload.subarray(0, 65536);
+  let at = head.indexOf('<title');
+  if (at === -1) at = head.indexOf('<TITLE');
+  if (at === -1) at = head.indexOf('<Title');
+  if (at === -1) return undefined;
+  const open = head.indexOf('>', at);
+  const end = open === -1 ? -1 : head.indexOf('</', open);
+  if (end === -1) return undefined;
+  const title = head.toString('utf8', open + 1, end).replace(/\s+/g, ' ').trim();
+  return title === '' ? undefined : title;
 }
 
 export class CrawlArchive {
