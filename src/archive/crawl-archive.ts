@@ -97,6 +97,8 @@ export class CrawlArchive {
   private scanned: PageState | undefined;
   private saved: PageState | undefined;
   private readonly pages: ArchivedPage[] = [];
+  /** Per URL, the write of its last exchange's records. */
+  private readonly writes = new Map<string, Promise<void>>();
 
   private constructor(options: CrawlArchiveOptions, writer: WarcWriter) {
     this.o = options;
@@ -124,12 +126,16 @@ export class CrawlArchive {
   };
 
   /**
-   * Writes the records of every event so far (into the page cache, not
-   * synced): called before a page is recorded as done, so that a crash
-   * never leaves a page done in the crawl state but missing from the archive.
+   * Resolves once the records of the last exchange with `key` (a URL's
+   * identity key), and all before them, are in the files (written, not
+   * synced): awaited before a page is recorded as done, so that a crash
+   * never leaves a page done in the crawl state but missing from the
+   * archive. Records go out as soon as they are made (a plain file at once;
+   * a gzip file once its thread has deflated them), so this rarely waits.
    */
-  written(): void {
+  written(key: string): Promise<void> {
     this.drain();
+    return this.writes.get(key) ?? Promise.resolve();
   }
 
   /** Writes everything and closes the files; rejects with ERR_WRITE when a write failed. */
@@ -210,7 +216,7 @@ export class CrawlArchive {
 
   private exchange(x: Extract<CrawlEvent, { type: 'exchange' }>['exchange']): void {
     const { records, response, payloadDigest } = exchangeRecords(x, (digest) => this.payloads.get(digest));
-    this.writer.add(...records);
+    remember(this.writes, x.url.key, this.writer.add(...records), MAX_FETCHED);
     if (response === undefined) return;
     const title = x.status === 200 && x.payload !== undefined ? pageTitle(x.payload) : undefined;
     remember(this.fetched, x.url.key, { capture: response, title }, MAX_FETCHED);

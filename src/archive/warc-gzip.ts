@@ -20,13 +20,14 @@ const FEXTRA = 0x04;
 export const GZIP_LEVEL = 1;
 
 /**
- * One gzip member holding `data`. Synchronous on purpose: zlib's async API
- * (the threadpool) cost 280 to 480 us of CPU per record here, for the
- * stream it sets up each time, where the synchronous call costs 20 us for
- * a small record and about 100 us for a 22 KB page.
+ * One gzip member holding `data`, deflated synchronously (on the gzip
+ * thread, gzip-pool.ts): zlib's async API cost 280 to 480 us of CPU per
+ * record here, for the stream it sets up each time, where the synchronous
+ * call costs 20 us for a small record and about 300 us for a 22 KB page.
  */
 export function gzipMember(data: Buffer, level = GZIP_LEVEL): Buffer {
-  const deflated = deflateRawSync(data, { level });
+  // A 16 KiB window and memLevel 7 keep zlib's state under glibc's mmap threshold: the default's fresh mappings per call cost page faults.
+  const deflated = deflateRawSync(data, { level, windowBits: 14, memLevel: 7 });
   const total = MEMBER_HEAD + deflated.length + TRAILER;
   const head = Buffer.alloc(MEMBER_HEAD);
   head[0] = 0x1f;

@@ -6,10 +6,11 @@
  * file starting with its own warcinfo.
  *
  * Writing is synchronous, on purpose: the archive's consumer calls it off
- * the socket path (on the next turn of the event loop), and a page can then
- * count as done as soon as its records are handed over, with no wait; a
- * write to the page cache costs microseconds, where a round trip through
- * the threadpool per record cost more CPU than the write.
+ * the socket path (on the next turn of the event loop), and a write to the
+ * page cache costs microseconds, where a round trip through the threadpool
+ * per record cost more CPU than the write. Gzip runs on a thread of its own
+ * (gzip-pool.ts); each group is written as soon as it and every group
+ * before it are deflated.
  *
  * Files that are not ours are never touched: a file of the series whose first
  * record is not our warcinfo stops the crawl before it starts. Ours are
@@ -20,6 +21,7 @@ import { closeSync, fsyncSync, openSync, writeSync, writevSync } from 'node:fs';
 import { readdir, rm, truncate } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { CrawlerError, describeError } from '../errors.js';
+import { GzipPool } from './gzip-pool.js';
 import { inspectWarc } from './warc-existing.js';
 import { gzipMember } from './warc-gzip.js';
 import { isGzipName, seriesIndex, seriesName } from './warc-names.js';
@@ -51,16 +53,25 @@ export class WarcWriter {
   private recordsInFile = 0;
   private failure: unknown;
   private readonly written: string[] = [];
+  private readonly pool: GzipPool | undefined;
+  /** The last group's write (gzip files: groups wait for their members, in order). */
+  private tail: Promise<void> = Promise.resolve();
 
   private constructor(options: WarcWriterOptions) {
     this.o = options;
     this.gzip = isGzipName(options.path);
+    this.pool = this.gzip ? new GzipPool() : undefined;
   }
 
   /** Opens the archive: checks what is there, then starts a file (or continues the last, with `resume`). Rejects with ERR_WRITE. */
   static async open(options: WarcWriterOptions): Promise<WarcWriter> {
     const w = new WarcWriter(options);
-    await w.start();
+    try {
+      await w.start();
+    } catch (err) {
+      await w.pool?.close();
+      throw err;
+    }
     return w;
   }
 
@@ -77,20 +88,43 @@ export class WarcWriter {
   /**
    * Writes serialized records that belong together (an exchange's request,
    * response and metadata) after every record written before them, into one
-   * file (rotation never parts them), in one write. A failure is kept for
+   * file (rotation never parts them), in one write. Resolves once they are
+   * written (at once for a plain file); never rejects: a failure is kept for
    * close() to report, and nothing is written after it.
    */
-  add(...records: Buffer[]): void {
+  add(...records: Buffer[]): Promise<void> {
+    if (this.pool === undefined) {
+      this.write(records);
+      return this.tail;
+    }
+    const members = this.pool.members(records);
+    members.catch(() => undefined); // reported in order, below
+    this.tail = this.tail.then(async () => {
+      let group: Buffer[];
+      try {
+        group = await members;
+      } catch (err) {
+        this.failure ??= err;
+        return;
+      }
+      this.write(group);
+    });
+    return this.tail;
+  }
+
+  private write(group: readonly Buffer[]): void {
     if (this.failure !== undefined) return;
     try {
-      this.put(this.gzip ? records.map((r) => gzipMember(r)) : records);
+      this.put(group);
     } catch (err) {
       this.failure = err;
     }
   }
 
-  /** Closes the file; rejects with ERR_WRITE when a write failed. */
+  /** Writes what is queued and closes the file; rejects with ERR_WRITE when a write failed. */
   async close(): Promise<void> {
+    await this.tail;
+    await this.pool?.close();
     const fd = this.fd;
     this.fd = undefined;
     if (fd !== undefined) {

@@ -50,8 +50,8 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
         onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: reject });
         return 'done';
       }
-      p.archived(); // the page's records are in the archive before the page is done
       const id = await sink.save({ url: url.key, depth: page.depth, body: response.body });
+      await p.archived(url.key); // the page's records are in the archive before the page is done
       frontier.recordDocument(id);
       onEvent({ type: 'saved', url, depth: page.depth, id });
       log.flush();

@@ -42,8 +42,8 @@ export interface TseParts {
   seedPanic: SeedPanic;
   /** Consumers of every event of the run besides the log, wire exchanges included (the crawl archive, the report). */
   listeners: readonly CrawlEventSink[];
-  /** Puts every exchange so far into the archive (nothing without --warc): called before a page is done. */
-  archived: () => void;
+  /** Resolves once the archive holds the exchanges of the URL with this key (at once without --warc): awaited before a page is done. */
+  archived: (key: string) => Promise<void>;
 }
 
 /** Runs the crawl the settings describe; resolves with the exit status. */
@@ -70,7 +70,7 @@ export async function runTse(settings: TseSettings, io: CliIo): Promise<number> 
     progress: new Progress(io, settings.progress),
     seedPanic: new SeedPanic(settings.seed),
     listeners,
-    archived: archive === undefined ? () => undefined : () => archive.written(),
+    archived: archive === undefined ? () => Promise.resolve() : (key) => archive.written(key),
   };
   return withArchive(archive, io, 'crawler', () => (settings.shared === undefined ? runTseCrawl(parts) : runTseWorker(parts, settings.shared)), () => client.close());
 }
