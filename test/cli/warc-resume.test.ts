@@ -7,11 +7,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crawl } from '../helpers/crawler-e2e.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
-import { startProgram } from '../helpers/spawn.js';
+import { runProgram, startProgram } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { checkArchive, responseUris } from '../helpers/warc-check.js';
 
@@ -91,4 +91,19 @@ test('a shared crawl: two workers write two archives, named apart, that together
   const archived = new Set<string>();
   for (const f of files) for (const uri of responseUris(await checkArchive([join(dir, f)]))) archived.add(uri);
   for (const url of all) assert.ok(archived.has(url), `${url} is in one of the archives`);
+});
+
+test('a WARC file that is not ours: one line on stderr, exit 1, before any request, the file as it was', async (t) => {
+  const { site } = await slowSite();
+  t.after(() => site.close());
+  const dir = temp();
+  const warc = join(dir, 'theirs.warc.gz');
+  const theirs = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3]);
+  writeFileSync(warc, theirs);
+  const r = await runProgram('KeywordHunter', ['--warc', warc, `${site.origin}/p0.html`, 'x']);
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, `KeywordHunter: --warc: ${warc} exists and is not an archive this program wrote; not overwriting it\n`);
+  assert.equal(r.stdout, '');
+  assert.equal(site.requests.length, 0);
+  assert.deepEqual(readFileSync(warc), theirs);
 });
