@@ -11,7 +11,7 @@ import { leaseMsFrom } from '../programs/tse-worker.js';
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { prefixesScope, sameOriginScope, type Scope } from '../url/scope.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
-import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
+import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, WARC_FLAGS } from './common-flags.js';
 import type { CliIo } from './run-cli.js';
 
 export { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT };
@@ -30,6 +30,7 @@ const FLAGS = defineFlags([
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
   ...HTTP_FLAGS,
+  ...WARC_FLAGS,
   { name: 'frontier', type: 'string', arg: 'URL', help: 'run as one worker of a crawl shared through postgresql://USER@HOST:PORT/DB or sqlite:FILE (default: a private crawl, state in pageDirectory)' },
   { name: 'lease', type: 'duration', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: how long a worker may hold a URL before another worker takes it over' },
   { name: 'strict-bfs', type: 'boolean', help: 'with --frontier: finish each depth before any worker takes a deeper URL' },
@@ -56,6 +57,11 @@ the same arguments; each saves the pages it fetches into its own
 pageDirectory under IDs the database hands out (1..N across all workers),
 every host's delay holds across all of them, and all end with exit 0 when
 nothing is left. --concurrency is then the URLs this worker holds at once.
+
+Archive: --warc FILE writes every request and response (robots.txt and each
+redirect hop included) byte for byte into a WARC/1.1 file, with a metadata
+record per page; with --resume it is continued, and in a shared crawl each
+worker writes FILE with its own tag before the extension.
 
 Log (stdout): one line per event, "%2d %*s%9s: %s" (depth, indent, word, URL),
 words Fetched, Scanning, Found, Added, IgnDupl, IgnExtrn, IgnRobots, Failed.
@@ -119,6 +125,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     throw usage('--resume does not go with --frontier: a shared crawl is joined (and so resumed) by running the same command again', 'ERR_INVALID_OPTION');
   }
   const leaseMs = option(() => leaseMsFrom(flags.leaseMs));
+  const archive = option(() => archiveFrom(flags));
   const quiet = flags.quiet;
   return runTse(
     {
@@ -143,6 +150,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       resume: flags.resume,
       overwrite: flags.overwrite,
       shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags.strictBfs },
+      archive: archive === undefined ? undefined : { ...archive, commandLine: ['crawler', ...argv] },
     },
     io,
   );

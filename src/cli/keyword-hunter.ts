@@ -8,7 +8,7 @@ import { CrawlerError, describeError } from '../errors.js';
 import { KH_MAX_KEYWORD, KH_MAX_DEPTH, KH_USER_AGENT, resolveKhLink, runKeywordHunter } from '../programs/keyword-hunter.js';
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
-import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
+import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, WARC_FLAGS } from './common-flags.js';
 import type { CliIo } from './run-cli.js';
 
 export { KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
@@ -23,6 +23,7 @@ const FLAGS = defineFlags([
       ? { ...f, default: 1, help: 'requests in flight at once to different hosts; above 1 fetches queued pages ahead, so pages after the one holding the keyword may be requested' }
       : f,
   ),
+  ...WARC_FLAGS,
 ]);
 
 export const KH_HELP = `Usage: KeywordHunter [options] StartURL SearchKeyword [OutputDir]
@@ -38,7 +39,8 @@ Output (stdout), one line per event, in the order they happen:
   LINK:host=H;port=P;respath=R;action=A      A: follow, robots_ignore, already_seen_ignore
   FOUND_KEYWORD:host=H;port=P;respath=R;line=L   then it stops
   NOT_FOUND_KEYWORD:                          after the last page
-Notes and errors go to stderr.
+Notes and errors go to stderr. --warc FILE keeps every request and response
+(robots.txt and redirects included) byte for byte in a WARC/1.1 archive.
 
 Options:
 ${formatFlags(FLAGS)}
@@ -79,8 +81,10 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   const characters = [...keyword].length;
   if (characters > KH_MAX_KEYWORD) throw usage(`SearchKeyword is ${characters} characters long; at most ${KH_MAX_KEYWORD} allowed`);
   let parallel;
+  let archive;
   try {
     parallel = concurrencyFrom(flags);
+    archive = archiveFrom(flags);
   } catch (err) {
     throw usage(describeError(err));
   }
@@ -98,6 +102,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
       client: clientOptionsFrom(flags, KH_USER_AGENT),
       ...parallel,
       progress: io.stderrIsTTY && !io.stdoutIsTTY,
+      archive: archive === undefined ? undefined : { ...archive, commandLine: ['KeywordHunter', ...argv] },
     },
     io,
   );

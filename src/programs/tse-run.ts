@@ -22,6 +22,7 @@ import { checkPathDepth } from '../url/limits.js';
 import { robotsRedirectRule, SeedPanic, tseInScope, type TseSettings } from './tse.js';
 import { runTseCrawl } from './tse-crawl.js';
 import { runTseWorker } from './tse-worker.js';
+import { startArchive, withArchive } from './archive-run.js';
 
 /** What a TSE run is built from: the settings and the parts both kinds of run share. */
 export interface TseParts {
@@ -41,12 +42,15 @@ export interface TseParts {
   seedPanic: SeedPanic;
   /** Consumers of every event of the run besides the log, wire exchanges included (the crawl archive, the report). */
   listeners: readonly CrawlEventSink[];
+  /** Resolves once the archive holds the exchanges of the URL with this key (at once without --warc): awaited before a page is done. */
+  archived: (key: string) => Promise<void>;
 }
 
 /** Runs the crawl the settings describe; resolves with the exit status. */
 export async function runTse(settings: TseSettings, io: CliIo): Promise<number> {
   await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
   const listeners: CrawlEventSink[] = [];
+  const archive = await startArchive(settings.archive, { robots: settings.ignoreRobots ? 'ignore' : 'obey', userAgent: settings.userAgent, resume: settings.resume, shared: settings.shared !== undefined }, listeners);
   const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
   const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
@@ -66,10 +70,7 @@ export async function runTse(settings: TseSettings, io: CliIo): Promise<number> 
     progress: new Progress(io, settings.progress),
     seedPanic: new SeedPanic(settings.seed),
     listeners,
+    archived: archive === undefined ? () => Promise.resolve() : (key) => archive.written(key),
   };
-  try {
-    return await (settings.shared === undefined ? runTseCrawl(parts) : runTseWorker(parts, settings.shared));
-  } finally {
-    client.close();
-  }
+  return withArchive(archive, io, 'crawler', () => (settings.shared === undefined ? runTseCrawl(parts) : runTseWorker(parts, settings.shared)), () => client.close());
 }
