@@ -70,7 +70,7 @@ export async function runTse(settings: TseSettings, io: CliIo): Promise<number> 
     progress: new Progress(io, settings.progress),
     seedPanic: new SeedPanic(settings.seed),
     listeners,
-    archived: archive === undefined ? () => Promise.resolve() : (key) => archive.written(key),
+    archived: archive === undefined ? () => Promise.resolve() : (key) => archive.archive.written(key),
   };
   return withArchive(archive, io, 'crawler', () => (settings.shared === undefined ? runTseCrawl(parts) : runTseWorker(parts, settings.shared)), () => client.close());
 }
