@@ -7,6 +7,7 @@
  *   ceiling     the server's one-connection ceiling (own node:net loop, and
  *               wrk when installed); our pages/s as a fraction of it
  *   extract     link extraction alone on the generated pages, MB/s
+ *   startup     ./crawler on a one-page site against node -e 0 (median of >= 10)
  *   politeness  ./crawler --delay 0.05 over 100 pages: overhead vs N*D
  *   hosts       ./KeywordHunter over 4 hosts with Crawl-delay 0.5 vs 5 s
  *   scale       crawler workers sharing a PostgreSQL frontier (1, 2, 4 workers on
@@ -36,10 +37,11 @@ import { haveGnuTime, runMeasured } from './measure.js';
 import { hostsSection, khHasFlag, politenessSection } from './polite-bench.js';
 import { formatResults, type Results } from './report.js';
 import { scaleSection } from './scale-bench.js';
+import { formatStartup, startupSection, startupVariants } from './startup-bench.js';
 import { freePort, startSiteServer, type SiteServer } from './servers.js';
 import { generateSite, type Site } from './site.js';
 
-const SECTIONS = ['crawl', 'ceiling', 'extract', 'politeness', 'hosts', 'scale', 'profile'] as const;
+const SECTIONS = ['crawl', 'startup', 'ceiling', 'extract', 'politeness', 'hosts', 'scale', 'profile'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Options {
@@ -99,7 +101,7 @@ function parseOptions(argv: string[]): Options {
 
 function sectionsOf(o: Options): Section[] {
   if (o.only !== undefined) return o.only.includes('profile') && o.profile === undefined ? (o.profile = '/tmp/prof', o.only) : o.only;
-  const base: Section[] = ['crawl', 'ceiling', 'extract', 'politeness', 'hosts', 'scale'];
+  const base: Section[] = ['crawl', 'startup', 'ceiling', 'extract', 'politeness', 'hosts', 'scale'];
   return o.profile !== undefined ? [...base, 'profile'] : base;
 }
 
@@ -238,6 +240,12 @@ async function main(): Promise<void> {
       const list = benchExtractors(sample, secs);
       for (const x of list) log(`  ${x.name.padEnd(38)} ${x.mbPerSecond.toFixed(1).padStart(8)} MB/s  ${x.links} links`);
       results.extract = { pages: sample.length, megabytes: mb, seconds: secs, results: list };
+    }
+    if (sections.includes('startup')) {
+      const rounds = Math.max(10, o.rounds);
+      log(`\n[startup] a one-page site, ${rounds} rounds`);
+      results.startup = await startupSection(startupVariants(repo), repo, rounds, o.scratch);
+      for (const line of formatStartup(results.startup).slice(1)) log(line);
     }
     if (sections.includes('politeness')) {
       log('\n[politeness] ./crawler --delay 0.05 over 100 pages of one host');

@@ -8,6 +8,7 @@ import type { CrawlSection } from './crawl-bench.js';
 import type { BenchResult } from './extract-bench.js';
 import type { HostsRun, PolitenessResult } from './polite-bench.js';
 import type { ProfileSummary } from './cpuprofile-top.js';
+import { formatStartup, type StartupResult } from './startup-bench.js';
 
 export interface SiteSummary {
   pages: number;
@@ -52,6 +53,7 @@ export interface Results {
     wgetFraction?: number;
   };
   extract?: { pages: number; megabytes: number; seconds: number; results: BenchResult[] };
+  startup?: StartupResult;
   politeness?: PolitenessResult;
   hosts?: HostsRun[];
   scale?: ScaleResults;
@@ -101,6 +103,7 @@ export function formatResults(r: Results): string {
     for (const x of r.extract.results) rows.push([x.name, f(x.mbPerSecond), String(x.links)]);
     out.push('', table(rows));
   }
+  if (r.startup) out.push('', ...formatStartup(r.startup));
   if (r.politeness) {
     const p = r.politeness;
     out.push(
