@@ -109,7 +109,7 @@ export function verifyOurs(dir: string, site: Site): Verification {
 function summarize(peer: Peer, runs: CrawlRun[], expected: number): ToolResult {
   const cmd = `${peer.name.startsWith('ours') ? './crawler' : peer.name} ${peer.args('DIR', 'OUT').join(' ')}`;
   if (!peer.available || runs.length === 0) {
-    const note = peer.available ? `runs once, on the first file system (${peer.note})` : peer.note;
+    const note = peer.available ? 'runs once, on the first file system' : peer.note;
     return { tool: peer.name, command: cmd, available: false, note, runs: [], pages: 0, medianWallSeconds: NaN, pagesPerSecond: NaN, medianCpuSeconds: NaN, cpuMicrosPerPage: NaN, peakRssMiB: NaN, ok: false };
   }
   return {
