@@ -80,6 +80,8 @@ export interface FsResult {
   tools: ToolResult[];
   /** ours / each available peer. */
   ratios: PeerRatio[];
+  /** Each variant of ours / ours (the cost of --warc, the gain of a second connection); `peer` is the variant. */
+  variantRatios: PeerRatio[];
 }
 
 export interface CrawlSection {
@@ -177,7 +179,8 @@ export async function crawlSection(site: Site, filesystems: CrawlFs[], repo: str
     const tools = peers.map((p) => summarize(p, runs.get(`${fs.name}\0${p.name}`) ?? [], expected));
     const ours = tools[0]!;
     const ratios = tools.filter((t) => t.available && !t.tool.startsWith('ours')).map((t) => peerRatio(ours, t));
-    return { fs: fs.name, dir: fs.dir, tools, ratios };
+    const variantRatios = tools.filter((t) => t.available && t.tool.startsWith('ours') && t !== ours).map((t) => peerRatio(t, ours));
+    return { fs: fs.name, dir: fs.dir, tools, ratios, variantRatios };
   });
   return { expectedPages: expected, rounds, filesystems: result };
 }

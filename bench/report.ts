@@ -92,6 +92,11 @@ export function formatResults(r: Results): string {
       for (const x of fsr.ratios) {
         rows.push([`ours / ${x.peer}`, '', '', `${f(x.pagesPerSecondPaired, 2)}x (${f(x.pagesPerSecond, 2)}x)`, '', `${f(x.cpuPerPage, 2)}x`, `${f(x.peakRss, 2)}x`, '', '']);
       }
+      for (const x of fsr.variantRatios) {
+        // peerRatio(variant, ours): pagesPerSecond* are variant / ours; the cost is 1 - that.
+        const change = x.pagesPerSecondPaired - 1;
+        rows.push([`${x.peer} / ours`, '', '', `${f(x.pagesPerSecondPaired, 2)}x (${f(x.pagesPerSecond, 2)}x)`, '', `${f(x.cpuPerPage, 2)}x`, `${f(x.peakRss, 2)}x`, '', `${f(Math.abs(change) * 100, 0)} % ${change < 0 ? 'slower' : 'faster'}`]);
+      }
       out.push('', table(rows));
     }
     out.push(`  (medians of ${c.rounds} rounds; pages/s = expected pages saved / wall; ours / peer pages/s = median of the per-round ratios (paired), in brackets the ratio of the medians; CPU = user+sys of the child; peak RSS = max over rounds)`);
