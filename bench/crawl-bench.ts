@@ -179,7 +179,7 @@ export async function crawlSection(site: Site, filesystems: CrawlFs[], repo: str
     const tools = peers.map((p) => summarize(p, runs.get(`${fs.name}\0${p.name}`) ?? [], expected));
     const ours = tools[0]!;
     const ratios = tools.filter((t) => t.available && !t.tool.startsWith('ours')).map((t) => peerRatio(ours, t));
-    const variantRatios = tools.filter((t) => t.available && t.tool.startsWith('ours') && t !== ours).map((t) => peerRatio(t, ours));
+    const variantRatios = tools.filter((t) => t.available && t.tool.startsWith('ours') && t !== ours).map((t) => ({ ...peerRatio(t, ours), peer: t.tool }));
     return { fs: fs.name, dir: fs.dir, tools, ratios, variantRatios };
   });
   return { expectedPages: expected, rounds, filesystems: result };

@@ -61,3 +61,21 @@ describe('countPages', () => {
     assert.equal(describeCount(c, 4), '4 / 4 (1 extra, 1 saved twice)');
   });
 });
+
+describe('rssByMapping', () => {
+  it('sums Rss by mapping name, nameless mappings as [anon]', async () => {
+    const { rssByMapping } = await import('../../bench/rss-breakdown.js');
+    const smaps = [
+      '00400000-00500000 r-xp 00000000 fd:00 123 /usr/bin/node',
+      'Size:               1024 kB',
+      'Rss:                 800 kB',
+      '00600000-00700000 r--p 00100000 fd:00 123 /usr/bin/node',
+      'Rss:                 200 kB',
+      '7f0000000000-7f0000100000 rw-p 00000000 00:00 0 ',
+      'Rss:                 300 kB',
+      '01000000-02000000 rw-p 00000000 00:00 0          [heap]',
+      'Rss:                 50 kB',
+    ].join('\n');
+    assert.deepEqual([...rssByMapping(smaps)], [['/usr/bin/node', 1000], ['[anon]', 300], ['[heap]', 50]]);
+  });
+});
