@@ -220,7 +220,7 @@ async function main(): Promise<void> {
       if (shm !== undefined) filesystems.push({ name: 'tmpfs', dir: shm, removeAfter: true });
       else if (o.fs.includes('tmpfs')) log('  /dev/shm is not a tmpfs here: the tmpfs runs are skipped');
       log(`\n[crawl] ${o.rounds} round(s) on ${filesystems.map((f) => `${f.name} (${f.dir})`).join(' and ')}, depth ${site.maxDepth}`);
-      results.crawl = await crawlSection(site, filesystems, repo, o.rounds, log);
+      results.crawl = await crawlSection(site, filesystems, repo, o.rounds, log, o.quick ? 20 : undefined);
       for (const f of results.crawl.filesystems) {
         const ours = f.tools[0]!;
         if (!ours.ok) results.problems.push(`ours (${f.fs}) did not save exactly the ${results.crawl.expectedPages} expected pages (see the round lines)`);

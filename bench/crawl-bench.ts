@@ -147,8 +147,8 @@ export function peerRatio(ours: ToolResult, peer: ToolResult): PeerRatio {
 }
 
 /** Runs the crawl comparison: `rounds` rounds of every available crawler on every file system. */
-export async function crawlSection(site: Site, filesystems: CrawlFs[], repo: string, rounds: number, log: (s: string) => void): Promise<CrawlSection> {
-  const peers = crawlPeers(site, repo);
+export async function crawlSection(site: Site, filesystems: CrawlFs[], repo: string, rounds: number, log: (s: string) => void, httrackSeconds?: number): Promise<CrawlSection> {
+  const peers = crawlPeers(site, repo, httrackSeconds);
   const expected = site.expected.size;
   for (const p of peers) if (!p.available) log(`  ${p.name}: ${p.note}`);
   const runs = new Map<string, CrawlRun[]>();

@@ -52,7 +52,7 @@ function version(program: string, arg = '--version'): string {
 }
 
 /** Every crawler of the section, ours first; unavailable ones carry the reason. */
-export function crawlPeers(site: Site, repo: string): Peer[] {
+export function crawlPeers(site: Site, repo: string, httrackSeconds = HTTRACK_SECONDS): Peer[] {
   const depth = String(site.maxDepth);
   const crawler = join(repo, 'crawler');
   const peers: Peer[] = OURS_VARIANTS.map((v) => {
@@ -88,8 +88,8 @@ export function crawlPeers(site: Site, repo: string): Peer[] {
     // One connection (-c1) with keep-alive (-%k); its limits lifted: --disable-security-limits
     // (otherwise at most 5 connections/s), -%c1000 connections/s; robots off (-s0), no cache (-C0),
     // no index (-I0), no error pages (-o0), quiet. Depth -r counts the seed as 1. It stops
-    // itself after HTTRACK_SECONDS (-E): it is far slower than the others.
-    args: (dir) => [site.seedUrl, '-O', dir, '-c1', '-%k', '-%c1000', '--disable-security-limits', `-E${HTTRACK_SECONDS}`, `-r${site.maxDepth + 1}`, '-s0', '-C0', '-I0', '-o0', '-q', '-%v0', '-f2'],
+    // itself after httrackSeconds (-E): it is far slower than the others.
+    args: (dir) => [site.seedUrl, '-O', dir, '-c1', '-%k', '-%c1000', '--disable-security-limits', `-E${httrackSeconds}`, `-r${site.maxDepth + 1}`, '-s0', '-C0', '-I0', '-o0', '-q', '-%v0', '-f2'],
     layout: 'httrack',
     available: httrack !== undefined,
     note: httrack !== undefined ? version(httrack) : 'not installed (apt-get install -y httrack): skipped',
@@ -99,7 +99,7 @@ export function crawlPeers(site: Site, repo: string): Peer[] {
   return peers;
 }
 
-/** HTTrack's own time limit (-E), seconds. */
+/** HTTrack's own time limit (-E), seconds (`--quick`: 20). */
 export const HTTRACK_SECONDS = 60;
 
 function firstLine(file: string): string {
