@@ -7,12 +7,24 @@
  * it sets up a stream per call and cost more CPU on the crawl's thread than
  * deflating there.)
  */
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { GzipDone, GzipJob } from './gzip-worker.js';
 
 interface Pending {
   resolve: (members: Buffer[]) => void;
   reject: (err: unknown) => void;
+}
+
+/**
+ * Where the gzip thread's code is: beside this module in tsc's output, or,
+ * in a program's bundle (dist/bin/NAME.cjs, where `import.meta` is empty),
+ * the worker's own bundle beside it (scripts/bundle.ts makes both).
+ */
+function gzipWorkerFile(): URL {
+  if (typeof __filename === 'string' && __filename.endsWith('.cjs')) return pathToFileURL(join(dirname(__filename), 'gzip-worker.cjs'));
+  return new URL('./gzip-worker.js', import.meta.url);
 }
 
 export class GzipPool {
@@ -22,7 +34,7 @@ export class GzipPool {
   private failure: unknown;
 
   constructor() {
-    this.worker = new Worker(new URL('./gzip-worker.js', import.meta.url));
+    this.worker = new Worker(gzipWorkerFile());
     this.worker.unref(); // it never holds the process open
     this.worker.on('message', (done: GzipDone) => {
       const p = this.pending.get(done.id);
