@@ -1,0 +1,215 @@
+/**
+ * The crawl report's model: built record by record (report-records.ts) as
+ * the crawl goes, or read back from a resumed crawl's records first, and
+ * read by the renderers. Pages are keyed by URL, so a page done again after
+ * a crash (saved again under the same ID) counts once.
+ */
+import { originOf, type ReportRecord, type RunInfo, type SkipReason } from './report-records.js';
+
+/** One request on the wire. */
+export interface Exchange {
+  url: string;
+  start: number;
+  end: number;
+  status: number;
+  bytes: number;
+  error: string | undefined;
+}
+
+/** A change of a host's pacing. */
+export interface Pacing {
+  at: number;
+  intervalMs: number;
+  /** Epoch ms, 0 when no pause. */
+  pausedUntil: number;
+  failures: number;
+}
+
+export interface HostData {
+  origin: string;
+  exchanges: Exchange[];
+  pacing: Pacing[];
+  robots: { source: string; group: string; rules: number; crawlDelay: number | undefined } | undefined;
+  /** The robots.txt status, when a record said it (a shared store's answer). */
+  robotsStatus: number | undefined;
+}
+
+/** A page of the crawl: a URL requested (or that failed), with where it was found. */
+export interface PageNode {
+  url: string;
+  depth: number;
+  /** The URL of the page it was found on, or of the URL that redirected to it. */
+  parent: string | undefined;
+  /** crawler: its document ID once saved. */
+  id: number | undefined;
+  /** Its last answer's status (0: none came). */
+  status: number | undefined;
+  error: string | undefined;
+  /** Why it failed (crawler's reason). */
+  failed: string | undefined;
+  skips: Partial<Record<SkipReason, number>> | undefined;
+  children: string[];
+}
+
+export class ReportModel {
+  readonly runs: RunInfo[] = [];
+  /** When each run ended (epoch ms) and why, in order. */
+  readonly ends: Array<{ at: number; why: string }> = [];
+  readonly hosts = new Map<string, HostData>();
+  readonly pages = new Map<string, PageNode>();
+  /** Answers to page requests by status (a retried page counts each try). */
+  readonly statuses = new Map<number, number>();
+  /** Requests that got no answer, by error. */
+  readonly errors = new Map<string, number>();
+  match: { url: string; depth: number; line: string } | undefined;
+
+  /** The first run's settings. */
+  get run(): RunInfo | undefined {
+    return this.runs[0];
+  }
+
+  host(origin: string): HostData {
+    let h = this.hosts.get(origin);
+    if (h === undefined) {
+      h = { origin, exchanges: [], pacing: [], robots: undefined, robotsStatus: undefined };
+      this.hosts.set(origin, h);
+    }
+    return h;
+  }
+
+  page(url: string, depth: number): PageNode {
+    let p = this.pages.get(url);
+    if (p === undefined) {
+      p = { url, depth, parent: undefined, id: undefined, status: undefined, error: undefined, failed: undefined, skips: undefined, children: [] };
+      this.pages.set(url, p);
+    }
+    return p;
+  }
+
+  apply(r: ReportRecord): void {
+    switch (r[0]) {
+      case 'run':
+        this.runs.push(r[1]);
+        break;
+      case 'end':
+        this.ends.push({ at: r[1], why: r[2] });
+        break;
+      case 'x':
+        this.host(r[1]).exchanges.push({ url: r[2], start: r[3], end: r[4], status: r[5], bytes: r[6], error: r[7] });
+        break;
+      case 'resp': {
+        const p = this.page(r[1], r[2]);
+        p.status = r[3];
+        p.error = r[4];
+        if (r[4] === undefined) this.statuses.set(r[3], (this.statuses.get(r[3]) ?? 0) + 1);
+        else this.errors.set(r[4], (this.errors.get(r[4]) ?? 0) + 1);
+        break;
+      }
+      case 'saved': {
+        const p = this.page(r[1], r[2]);
+        p.id = r[3];
+        p.failed = undefined;
+        break;
+      }
+      case 'failed':
+        this.page(r[1], r[2]).failed = r[3];
+        break;
+      case 'follow': {
+        const p = this.page(r[1], r[2]);
+        if (p.parent === undefined && r[3] !== r[1]) {
+          p.parent = r[3];
+          this.page(r[3], r[2]).children.push(r[1]);
+        }
+        break;
+      }
+      case 'skips':
+        this.page(r[1], 0).skips = r[2];
+        break;
+      case 'robots':
+        this.host(r[1]).robots = { source: r[2], group: r[3], rules: r[4], crawlDelay: r[5] ?? undefined };
+        break;
+      case 'robots-status':
+        this.host(r[1]).robotsStatus = r[2];
+        break;
+      case 'host':
+        this.host(r[1]).pacing.push({ at: r[2], intervalMs: r[3], pausedUntil: r[4], failures: r[5] });
+        break;
+      case 'match':
+        this.match = { url: r[1], depth: r[2], line: r[3] };
+        break;
+    }
+  }
+
+  /** Pages saved (crawler) or answered 200 (KeywordHunter). */
+  get savedPages(): PageNode[] {
+    const kh = this.run?.program === 'KeywordHunter';
+    return [...this.pages.values()].filter((p) => (kh ? p.status === 200 : p.id !== undefined));
+  }
+
+  /** Failed pages by reason: crawler's Failed reasons; KeywordHunter's answers other than 200 and 3xx. */
+  failures(): Map<string, number> {
+    const out = new Map<string, number>();
+    const kh = this.run?.program === 'KeywordHunter';
+    for (const p of this.pages.values()) {
+      const why = kh ? khFailure(p) : p.id === undefined ? p.failed : undefined;
+      if (why !== undefined) out.set(why, (out.get(why) ?? 0) + 1);
+    }
+    return out;
+  }
+
+  /** Links not followed, by reason, over every page scanned. */
+  skipped(): Map<SkipReason, number> {
+    const out = new Map<SkipReason, number>();
+    for (const p of this.pages.values()) {
+      for (const [k, n] of Object.entries(p.skips ?? {}) as Array<[SkipReason, number]>) out.set(k, (out.get(k) ?? 0) + n);
+    }
+    return out;
+  }
+
+  /** Every request on the wire, in no particular order. */
+  *exchanges(): Generator<Exchange> {
+    for (const h of this.hosts.values()) yield* h.exchanges;
+  }
+
+  /** Response bytes read, over every request. */
+  get bytes(): number {
+    let n = 0;
+    for (const x of this.exchanges()) n += x.bytes;
+    return n;
+  }
+
+  /** Time the runs took, in ms: each from its start to its end (or to `now` for one not ended). */
+  wallMs(now: number): number {
+    let total = 0;
+    this.runs.forEach((run, i) => {
+      const next = this.runs[i + 1];
+      const end = this.ends.find((e) => e.at >= run.startedAt && (next === undefined || e.at <= next.startedAt));
+      total += (end?.at ?? (next === undefined ? now : run.startedAt)) - run.startedAt;
+    });
+    return total;
+  }
+
+  /** The chain of pages from the first to `url` (parents first). */
+  chainTo(url: string): PageNode[] {
+    const chain: PageNode[] = [];
+    const seen = new Set<string>();
+    for (let p = this.pages.get(url); p !== undefined && !seen.has(p.url); p = p.parent === undefined ? undefined : this.pages.get(p.parent)) {
+      seen.add(p.url);
+      chain.unshift(p);
+    }
+    return chain;
+  }
+
+  /** Pages without a known parent: the seed, and any whose parent was not recorded. */
+  roots(): PageNode[] {
+    return [...this.pages.values()].filter((p) => p.parent === undefined || !this.pages.has(p.parent));
+  }
+}
+
+function khFailure(p: PageNode): string | undefined {
+  if (p.status === undefined) return undefined;
+  if (p.status === 0) return p.error ?? 'no answer';
+  return p.status === 200 || (p.status >= 300 && p.status < 400) ? undefined : `HTTP ${p.status}`;
+}
+
+export { originOf };

@@ -1,0 +1,118 @@
+/**
+ * The crawl report's consumer of crawl events: turns each event it needs
+ * into a compact record (report-records.ts), applies it to the model and,
+ * for a private crawl, appends it to the journal in the page directory.
+ * `finish` writes the report (at the end of the crawl, or after a stop).
+ */
+import type { CrawlEvent } from '../engine/events.js';
+import { epochNow } from '../engine/events.js';
+import type { ReportJournal } from './report-journal.js';
+import { ReportModel } from './report-model.js';
+import { originOf, type ReportRecord, type RunInfo, type SkipReason } from './report-records.js';
+import { renderReport } from './render-report.js';
+import { writeReportFile } from './report-file.js';
+
+export interface ReportRecorderOptions {
+  /** The report file (checked to be ours or absent before the crawl: checkReportFile). */
+  file: string;
+  run: RunInfo;
+  /** A private crawl's journal, and its records so far (on --resume). */
+  journal?: { journal: ReportJournal; records: ReportRecord[] } | undefined;
+}
+
+export class ReportRecorder {
+  readonly model = new ReportModel();
+  private readonly journal: ReportJournal | undefined;
+  /** The page being scanned, and its links not followed so far. */
+  private scanning: string | undefined;
+  private skips: Partial<Record<SkipReason, number>> = {};
+  private skipCount = 0;
+
+  constructor(private readonly o: ReportRecorderOptions) {
+    for (const r of o.journal?.records ?? []) this.model.apply(r);
+    this.journal = o.journal?.journal;
+    this.record(['run', o.run]);
+  }
+
+  /** The events' consumer. */
+  readonly consume = (e: CrawlEvent): void => {
+    if (e.type !== 'link' && e.type !== 'exchange' && e.type !== 'host' && e.type !== 'robots') this.endScan();
+    switch (e.type) {
+      case 'exchange': {
+        const x = e.exchange;
+        this.record(['x', x.url.origin, x.url.key, x.startedAt, x.endedAt, x.status, x.response.length, ...(x.error === undefined ? [] : [x.error.message])] as ReportRecord);
+        break;
+      }
+      case 'response':
+        this.record(['resp', e.url.key, e.depth, e.status, ...(e.error === undefined ? [] : [e.error.message])] as ReportRecord);
+        break;
+      case 'saved':
+        this.record(['saved', e.url.key, e.depth, e.id]);
+        break;
+      case 'scanning':
+        this.scanning = e.url.key;
+        break;
+      case 'link':
+        if (e.action === 'follow' && e.url !== undefined) this.record(['follow', e.url.key, e.depth + 1, this.scanning ?? e.url.key]);
+        else this.skip(e.action === 'follow' ? 'invalid' : e.action);
+        break;
+      case 'redirect':
+        if (e.action === 'follow' && e.target !== undefined) this.record(['follow', e.target.key, e.depth, e.from.key]);
+        else this.record(['skips', e.from.key, { redirect: 1 }]);
+        break;
+      case 'failed':
+        this.record(['failed', e.url, e.depth, e.reason]);
+        break;
+      case 'disallowed':
+        this.record(['failed', e.url, e.depth, '(disallowed by robots.txt)']);
+        break;
+      case 'robots':
+        this.record(['robots', e.origin, e.source, e.group, e.rules, e.crawlDelay ?? null]);
+        break;
+      case 'robots-txt':
+        this.record(['robots-status', originOf(e.url), e.answer.status]);
+        break;
+      case 'host':
+        this.record(['host', e.origin, e.at, e.intervalMs, e.pausedUntil ?? 0, e.failures]);
+        break;
+      case 'match':
+        this.record(['match', e.url.key, e.depth, e.line.toString('utf8')]);
+        break;
+      case 'lost':
+        break;
+    }
+  };
+
+  /** Writes buffered records to the journal (the crawl calls it with its log's flush). */
+  flush(): void {
+    this.endScan();
+    this.journal?.flush();
+  }
+
+  /** Ends the run (`why`: how the crawl ended) and writes the report. Returns the file's path. */
+  finish(why: string): string {
+    this.endScan();
+    this.record(['end', epochNow(), why]);
+    this.journal?.close();
+    const html = renderReport(this.model, { file: this.o.file, now: epochNow() });
+    writeReportFile(this.o.file, html);
+    return this.o.file;
+  }
+
+  private skip(reason: SkipReason): void {
+    this.skips[reason] = (this.skips[reason] ?? 0) + 1;
+    this.skipCount++;
+  }
+
+  private endScan(): void {
+    if (this.scanning !== undefined && this.skipCount > 0) this.record(['skips', this.scanning, this.skips]);
+    this.scanning = undefined;
+    this.skips = {};
+    this.skipCount = 0;
+  }
+
+  private record(r: ReportRecord): void {
+    this.model.apply(r);
+    this.journal?.append(r);
+  }
+}
