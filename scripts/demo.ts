@@ -1,7 +1,9 @@
 /**
  * `npm run demo`: serves a small built-in site on loopback, crawls it with
  * ./crawler into ./demo-pages (depth 3, 0.2 s delay so it takes seconds),
- * then says where the pages went. Nothing leaves this machine.
+ * then says where the pages went and where its report is
+ * (./demo-report.html, one self-contained page to open in a browser).
+ * Nothing leaves this machine.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
@@ -66,14 +68,16 @@ server.listen(0, '127.0.0.1', () => {
   const pageDir = join(root, 'demo-pages');
   mkdirSync(pageDir, { recursive: true });
   const seed = `http://127.0.0.1:${port}/index.html`;
+  const report = join(root, 'demo-report.html');
   process.stderr.write(`demo: serving the built-in demo site at http://127.0.0.1:${port}/\n`);
-  process.stderr.write(`demo: ./crawler --delay 0.2 ${seed} demo-pages 3\n\n`);
-  const child = spawn(join(root, 'crawler'), ['--delay', '0.2', seed, pageDir, '3'], { stdio: 'inherit' });
+  process.stderr.write(`demo: ./crawler --delay 0.2 --report demo-report.html ${seed} demo-pages 3\n\n`);
+  const child = spawn(join(root, 'crawler'), ['--delay', '0.2', '--report', report, seed, pageDir, '3'], { stdio: 'inherit' });
   child.on('close', (code) => {
     server.close();
     const files = readdirSync(pageDir).filter((f) => /^[0-9]+$/.test(f));
     process.stderr.write(`\ndemo: the crawl saved ${files.length} pages in ${pageDir} (files 1..${files.length}: URL, depth, then the HTML).\n`);
     process.stderr.write(`demo: look at one with: head -5 ${join('demo-pages', '1')}\n`);
+    process.stderr.write(`demo: the crawl's report (timeline, statuses, robots.txt, the tree): open ${report} in a browser\n`);
     process.exit(code ?? 1);
   });
 });

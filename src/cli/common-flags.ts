@@ -29,6 +29,11 @@ export const HTTP_FLAGS = defineFlags([
   { name: 'insecure', type: 'boolean', help: 'do not verify TLS certificates (test servers only)' },
 ]);
 
+/** --report, for both programs. */
+export const REPORT_FLAGS = defineFlags([
+  { name: 'report', type: 'string', arg: 'FILE.html', help: 'write a self-contained HTML report of the crawl to FILE.html when it ends (also after SIGINT); an existing file is replaced only when it is a report of ours' },
+]);
+
 /** The parsed values of HTTP_FLAGS (a program's own flags may come with them). */
 export type HttpFlags = FlagValues<typeof HTTP_FLAGS>;
 

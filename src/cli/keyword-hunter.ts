@@ -8,7 +8,8 @@ import { CrawlerError, describeError } from '../errors.js';
 import { KH_MAX_KEYWORD, KH_MAX_DEPTH, KH_USER_AGENT, resolveKhLink, runKeywordHunter } from '../programs/keyword-hunter.js';
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
-import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS } from './common-flags.js';
+import { reportSettings } from '../report/run-info.js';
+import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, REPORT_FLAGS } from './common-flags.js';
 import type { CliIo } from './run-cli.js';
 
 export { KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
@@ -23,6 +24,7 @@ const FLAGS = defineFlags([
       ? { ...f, default: 1, help: 'requests in flight at once to different hosts; above 1 fetches queued pages ahead, so pages after the one holding the keyword may be requested' }
       : f,
   ),
+  ...REPORT_FLAGS,
 ]);
 
 export const KH_HELP = `Usage: KeywordHunter [options] StartURL SearchKeyword [OutputDir]
@@ -79,8 +81,10 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   const characters = [...keyword].length;
   if (characters > KH_MAX_KEYWORD) throw usage(`SearchKeyword is ${characters} characters long; at most ${KH_MAX_KEYWORD} allowed`);
   let parallel;
+  let report;
   try {
     parallel = concurrencyFrom(flags);
+    report = reportSettings(flags.report, 'KeywordHunter', argv);
   } catch (err) {
     throw usage(describeError(err));
   }
@@ -100,5 +104,6 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
       progress: io.stderrIsTTY && !io.stdoutIsTTY,
     },
     io,
+    report,
   );
 }

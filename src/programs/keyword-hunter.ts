@@ -20,6 +20,10 @@ import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { anyScope } from '../url/scope.js';
 import { EXIT_INTERRUPTED, type CliIo } from '../cli/run-cli.js';
+import { epochNow, hostEvents, type CrawlEvent } from '../engine/events.js';
+import { checkReportFile } from '../report/report-file.js';
+import { ReportRecorder, stopWords } from '../report/report-recorder.js';
+import { versions, type ReportSettings } from '../report/run-info.js';
 import { findLine } from './keyword-search.js';
 
 /** The User-Agent the spec requires, also the robots.txt agent. */
@@ -81,13 +85,23 @@ export class KeywordDecision {
 }
 
 /** Runs the search; resolves with the exit status (0 found or not, 130 stopped by a signal). */
-export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliIo): Promise<number> {
+export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
   const { outputDir, maxUrlLength } = settings;
+  // A report file of someone else's is refused before any request.
+  if (reportSettings !== undefined) checkReportFile(reportSettings.file);
   const sink = outputDir === undefined ? undefined : new OutputDirSink(outputDir);
   if (outputDir !== undefined) await prepareOutputDir(outputDir);
+  const report =
+    reportSettings === undefined
+      ? undefined
+      : new ReportRecorder({
+          file: reportSettings.file,
+          run: { program: 'KeywordHunter', command: reportSettings.command, versions: versions(), startedAt: epochNow(), delayMs: settings.delayMs, keyword: settings.keyword },
+        });
+  report?.start();
 
   const client = new HttpClient(settings.client);
-  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor });
+  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, ...(report === undefined ? {} : { observer: hostEvents(report.consume) }) });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrlLength), settings.maxPathSegments);
   const robots = new RobotsPolicy({
@@ -97,6 +111,10 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
   });
   const decision = new KeywordDecision(settings.keyword);
   const protocol = new KhProtocol(io);
+  const onEvent = (e: CrawlEvent): void => {
+    protocol.consume(e);
+    report?.consume(e);
+  };
   let found = false;
   let pages = 0;
   const progress = new Progress(io, settings.progress);
@@ -104,13 +122,14 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
   const program: CrawlProgram = {
     resolveLink: resolve,
     inScope: anyScope,
-    async onResponse({ url, response }) {
+    async onResponse({ url, response, depth }) {
       pages++;
       progress.update(() => `KeywordHunter: ${pages} pages searched`);
       const d = decision.of(response);
       if (d === 'skip') return 'done';
       if (sink !== undefined) await sink.save(url.path, response.body);
       if (d === 'scan') return 'scan';
+      onEvent({ type: 'match', url, depth, line: d });
       protocol.found(url, d);
       found = true;
       return 'stop';
@@ -143,7 +162,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
     connectionsPerHost: settings.connectionsPerHost,
     // With --concurrency above 1, links of pages fetched ahead are found as the pages arrive.
     scanAhead: true,
-    onEvent: (e) => protocol.consume(e),
+    onEvent,
   });
   let summary;
   try {
@@ -151,6 +170,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
   } finally {
     progress.done();
     client.close();
+    if (report !== undefined) io.stderr(`KeywordHunter: report written to ${report.finish(summary === undefined ? 'stopped by an error' : found ? 'the keyword was found' : stopWords(summary.stoppedBy))}\n`);
   }
   if (summary.stoppedBy === 'signal') return EXIT_INTERRUPTED;
   if (!found) protocol.notFound();

@@ -10,6 +10,9 @@ import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
+import type { CrawlEventSink } from '../engine/events.js';
+import { ReportJournal } from '../report/report-journal.js';
+import { stopWords } from '../report/report-recorder.js';
 import { failureReason, tseFinalReason, tseRetry, type SeedPanic } from './tse.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
@@ -26,7 +29,7 @@ function recordingFailures(fetch: RobotsFetcher, seedPanic: SeedPanic): RobotsFe
 
 /** Runs the private crawl; resolves with the exit status. */
 export async function runTseCrawl(p: TseParts): Promise<number> {
-  const { settings, io, log, progress, seedPanic } = p;
+  const { settings, io, log, progress, seedPanic, report } = p;
   const { seed, pageDir } = settings;
   const robots =
     p.robotsFetch === undefined
@@ -37,7 +40,16 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth: settings.maxDepth, resume: settings.resume });
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
-  const onEvent = tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 });
+  const logEvent = tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 });
+  // The report's records live in the page directory too, so a resumed crawl's report covers the whole crawl.
+  report?.start(await ReportJournal.open(pageDir, frontier.resumed));
+  const onEvent: CrawlEventSink =
+    report === undefined
+      ? logEvent
+      : (e) => {
+          logEvent(e);
+          report.consume(e);
+        };
 
   const program: CrawlProgram = {
     resolveLink: p.resolve,
@@ -53,6 +65,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       frontier.recordDocument(id);
       onEvent({ type: 'saved', url, depth: page.depth, id });
       log.flush();
+      report?.flush();
       progress.update(() => `crawler: ${sink.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${page.depth}`);
       return 'scan';
     },
@@ -95,6 +108,15 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     frontier.close();
   } catch (err) {
     failure ??= err; // the first failure is the one to report (a full disk fails both)
+  }
+  if (report !== undefined) {
+    // Written whatever the end: a stop by signal, a PANIC, a failed write.
+    const why = failure !== undefined ? `stopped by an error: ${describeError(failure)}` : seedPanic.panic !== undefined ? seedPanic.panic.message : stopWords(summary?.stoppedBy ?? 'done');
+    try {
+      io.stderr(`crawler: report written to ${report.finish(why)}\n`);
+    } catch (err) {
+      failure ??= err;
+    }
   }
   if (failure !== undefined) throw failure;
   if (summary === undefined) throw new CrawlerError('ERR_STATE', 'the crawl ended without a summary');

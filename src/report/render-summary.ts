@@ -4,7 +4,7 @@
  * Each figure carries a `data-figure` name, so tests read what is shown.
  */
 import type { ReportModel } from './report-model.js';
-import type { SkipReason } from './report-records.js';
+import { originOf, type SkipReason } from './report-records.js';
 import { bytes, duration, esc, int } from './html-text.js';
 
 const SKIP_WORDS: Record<SkipReason, string> = {
@@ -35,7 +35,7 @@ export function renderSummary(model: ReportModel, now: number): string {
   let requests = 0;
   for (const h of model.hosts.values()) requests += h.exchanges.length;
   const rate = wall > 0 ? saved / (wall / 1000) : 0;
-  const hosts = [...model.hosts.values()].filter((h) => h.exchanges.length > 0).length;
+  const hosts = new Set([...[...model.hosts.values()].filter((h) => h.exchanges.length > 0).map((h) => h.origin), ...[...model.pages.values()].filter((p) => p.status !== undefined).map((p) => originOf(p.url))]).size;
   const skips = [...skipped].sort((a, b) => b[1] - a[1]).map(([k, v]) => `<li data-skip="${k}" data-count="${v}">${int(v)} ${SKIP_WORDS[k]}</li>`);
   const last = model.ends[model.ends.length - 1];
   const runs = model.runs.length > 1 ? `, in ${model.runs.length} runs (resumed)` : '';

@@ -16,22 +16,39 @@ export interface ReportRecorderOptions {
   /** The report file (checked to be ours or absent before the crawl: checkReportFile). */
   file: string;
   run: RunInfo;
-  /** A private crawl's journal, and its records so far (on --resume). */
-  journal?: { journal: ReportJournal; records: ReportRecord[] } | undefined;
+}
+
+const STOPS: Record<string, string> = {
+  done: 'the crawl finished',
+  signal: 'stopped by a signal (SIGINT or SIGTERM): --resume goes on',
+  'max-pages': 'stopped at --max-pages',
+  'seed-disallowed': 'robots.txt disallows the first URL',
+  program: 'the program stopped it',
+};
+
+/** How a crawl ended (a CrawlSummary's stoppedBy), in words. */
+export function stopWords(stoppedBy: string): string {
+  return STOPS[stoppedBy] ?? stoppedBy;
 }
 
 export class ReportRecorder {
   readonly model = new ReportModel();
-  private readonly journal: ReportJournal | undefined;
+  private journal: ReportJournal | undefined;
   /** The page being scanned, and its links not followed so far. */
   private scanning: string | undefined;
   private skips: Partial<Record<SkipReason, number>> = {};
   private skipCount = 0;
 
-  constructor(private readonly o: ReportRecorderOptions) {
-    for (const r of o.journal?.records ?? []) this.model.apply(r);
-    this.journal = o.journal?.journal;
-    this.record(['run', o.run]);
+  constructor(private readonly o: ReportRecorderOptions) {}
+
+  /**
+   * Starts the run's records, after those of the earlier runs of a resumed
+   * crawl, appending them to a private crawl's journal from now on.
+   */
+  start(journal?: { journal: ReportJournal; records: ReportRecord[] }): void {
+    for (const r of journal?.records ?? []) this.model.apply(r);
+    this.journal = journal?.journal;
+    this.record(['run', this.o.run]);
   }
 
   /** The events' consumer. */
