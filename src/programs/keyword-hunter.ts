@@ -20,10 +20,9 @@ import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { anyScope } from '../url/scope.js';
 import { EXIT_INTERRUPTED, type CliIo } from '../cli/run-cli.js';
-import { epochNow, hostEvents, type CrawlEvent } from '../engine/events.js';
-import { checkReportFile } from '../report/report-file.js';
-import { ReportRecorder, stopWords } from '../report/report-recorder.js';
-import { versions, type ReportSettings } from '../report/run-info.js';
+import type { CrawlEvent } from '../engine/events.js';
+import { reportRecorder, stopWords } from '../report/report-recorder.js';
+import type { ReportSettings } from '../report/run-info.js';
 import { findLine } from './keyword-search.js';
 
 /** The User-Agent the spec requires, also the robots.txt agent. */
@@ -87,21 +86,13 @@ export class KeywordDecision {
 /** Runs the search; resolves with the exit status (0 found or not, 130 stopped by a signal). */
 export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
   const { outputDir, maxUrlLength } = settings;
-  // A report file of someone else's is refused before any request.
-  if (reportSettings !== undefined) checkReportFile(reportSettings.file);
+  const report = reportRecorder(reportSettings, { program: 'KeywordHunter', delayMs: settings.delayMs, keyword: settings.keyword });
   const sink = outputDir === undefined ? undefined : new OutputDirSink(outputDir);
   if (outputDir !== undefined) await prepareOutputDir(outputDir);
-  const report =
-    reportSettings === undefined
-      ? undefined
-      : new ReportRecorder({
-          file: reportSettings.file,
-          run: { program: 'KeywordHunter', command: reportSettings.command, versions: versions(), startedAt: epochNow(), delayMs: settings.delayMs, keyword: settings.keyword },
-        });
   report?.start();
 
   const client = new HttpClient(settings.client);
-  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, ...(report === undefined ? {} : { observer: hostEvents(report.consume) }) });
+  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrlLength), settings.maxPathSegments);
   const robots = new RobotsPolicy({

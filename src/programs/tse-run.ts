@@ -6,7 +6,6 @@
  * Resolves with the exit status; rejects with a CrawlerError (a PANIC, an
  * unusable directory or store).
  */
-import { epochNow, hostEvents } from '../engine/events.js';
 import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../extract/html.js';
 import { Politeness } from '../frontier/politeness.js';
@@ -14,9 +13,8 @@ import { HttpClient } from '../http/client.js';
 import type { CliIo } from '../cli/run-cli.js';
 import { CrawlLog } from '../output/cs50-log.js';
 import { Progress } from '../output/progress.js';
-import { checkReportFile } from '../report/report-file.js';
-import { ReportRecorder } from '../report/report-recorder.js';
-import { versions, type ReportSettings } from '../report/run-info.js';
+import { reportRecorder, type ReportRecorder } from '../report/report-recorder.js';
+import type { ReportSettings } from '../report/run-info.js';
 import type { RobotsFetcher } from '../robots/policy.js';
 import { checkPageDirectory } from '../sink/tse-pagedir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
@@ -47,18 +45,10 @@ export interface TseParts {
 
 /** Runs the crawl the settings describe; resolves with the exit status. */
 export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
-  // A report file of someone else's is refused before any request.
-  if (reportSettings !== undefined) checkReportFile(reportSettings.file);
+  const report = reportRecorder(reportSettings, { program: 'crawler', delayMs: settings.delayMs, pageDir: settings.pageDir });
   await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
-  const report =
-    reportSettings === undefined
-      ? undefined
-      : new ReportRecorder({
-          file: reportSettings.file,
-          run: { program: 'crawler', command: reportSettings.command, versions: versions(), startedAt: epochNow(), delayMs: settings.delayMs, pageDir: settings.pageDir },
-        });
   const client = new HttpClient(settings.client);
-  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, ...(report === undefined ? {} : { observer: hostEvents(report.consume) }) });
+  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
   const mayFollow = robotsRedirectRule(settings.scope, settings.shared !== undefined, io.stderr);

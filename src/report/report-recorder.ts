@@ -4,18 +4,30 @@
  * for a private crawl, appends it to the journal in the page directory.
  * `finish` writes the report (at the end of the crawl, or after a stop).
  */
-import type { CrawlEvent } from '../engine/events.js';
-import { epochNow } from '../engine/events.js';
+import { epochNow, hostEvents, type CrawlEvent } from '../engine/events.js';
+import type { PacingObserver } from '../frontier/politeness.js';
 import type { ReportJournal } from './report-journal.js';
 import { ReportModel } from './report-model.js';
 import { originOf, type ReportRecord, type RunInfo, type SkipReason } from './report-records.js';
 import { renderReport } from './render-report.js';
-import { writeReportFile } from './report-file.js';
+import { checkReportFile, writeReportFile } from './report-file.js';
+import { versions, type ReportSettings } from './run-info.js';
 
 export interface ReportRecorderOptions {
   /** The report file (checked to be ours or absent before the crawl: checkReportFile). */
   file: string;
   run: RunInfo;
+}
+
+/**
+ * The recorder for `--report` (undefined without it), once the file is
+ * known to be absent or a report of ours: a file of someone else's is
+ * refused here, before any request.
+ */
+export function reportRecorder(settings: ReportSettings | undefined, run: Omit<RunInfo, 'command' | 'versions' | 'startedAt'>): ReportRecorder | undefined {
+  if (settings === undefined) return undefined;
+  checkReportFile(settings.file);
+  return new ReportRecorder({ file: settings.file, run: { ...run, command: settings.command, versions: versions(), startedAt: epochNow() } });
 }
 
 const STOPS: Record<string, string> = {
@@ -40,6 +52,11 @@ export class ReportRecorder {
   private skipCount = 0;
 
   constructor(private readonly o: ReportRecorderOptions) {}
+
+  /** Politeness's observer: each change of a host's pacing becomes a `host` event of the report. */
+  get pacingObserver(): PacingObserver {
+    return hostEvents(this.consume);
+  }
 
   /**
    * Starts the run's records, after those of the earlier runs of a resumed
