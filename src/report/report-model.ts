@@ -143,7 +143,8 @@ export class ReportModel {
   /** Pages saved (crawler) or answered 200 (KeywordHunter). */
   get savedPages(): PageNode[] {
     const kh = this.run?.program === 'KeywordHunter';
-    return [...this.pages.values()].filter((p) => (kh ? p.status === 200 : p.id !== undefined));
+    const saved = [...this.pages.values()].filter((p) => (kh ? p.status === 200 : p.id !== undefined));
+    return kh ? saved : saved.sort((a, b) => (a.id as number) - (b.id as number));
   }
 
   /** Failed pages by reason: crawler's Failed reasons; KeywordHunter's answers other than 200 and 3xx. */
