@@ -18,7 +18,7 @@
  */
 import { isCrawlerError, type CrawlerError } from '../errors.js';
 import type { LinkExtractor } from '../extract/types.js';
-import { storeTime, type Claim, type ClaimCrawlConfig, type ClaimEntry, type ClaimOptions, type ClaimStore, type Completion, type StoredRobots } from '../frontier/claim-store.js';
+import { storeTime, type Claim, type HostTiming, type ClaimCrawlConfig, type ClaimEntry, type ClaimOptions, type ClaimStore, type Completion, type StoredRobots } from '../frontier/claim-store.js';
 import { systemClock, type Clock } from '../frontier/clock.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchResponse } from '../http/client.js';
@@ -31,7 +31,7 @@ import type { CrawlEvent, CrawlEventSink } from './events.js';
 import { LinkClassifier, type LinkAction } from './link-classifier.js';
 import { pageLinks } from './page-links.js';
 import type { PoliteFetcher } from './polite-fetch.js';
-import { redirectStep, type RedirectStep } from './redirects.js';
+import { redirectStep, type FetchOutcome, type RedirectStep } from './redirects.js';
 import { RobotsGate } from './robots-gate.js';
 
 /** The program's policy. */
@@ -44,6 +44,12 @@ export interface WorkerProgram {
   rejectReason(response: FetchResponse): string | undefined;
   /** The reason given for a URL that could not be fetched (the same words as a private crawl's). */
   failureReason(error: CrawlerError): string;
+  /**
+   * Whether a try that ended this way is made again later in the crawl (the
+   * URL waits again at its depth, and nothing of this try but its response
+   * event reaches the output), given the tries already given up. Absent: never.
+   */
+  retry?(attempts: number, outcome: FetchOutcome): boolean;
   /** Fetches a robots.txt URL (redirects followed politely). */
   robotsFetch: RobotsFetcher;
   /** The rules a stored robots.txt answer gives (the failure policy applied). */
@@ -150,7 +156,7 @@ export class Worker {
 
   private async robots(claim: Claim, before: number): Promise<void> {
     const { program, config } = this.o;
-    this.o.politeness.setHostDelay(claim.origin, claim.delayMs);
+    this.takeHost(claim);
     const result = await program.robotsFetch(claim.url, claim.origin);
     if (this.signal.aborted && !('status' in result)) {
       await this.o.store.release(claim); // stopped before (or while) asking: not an answer
@@ -160,14 +166,15 @@ export class Worker {
     const rules = program.robotsRules(answer);
     const delayMs = Math.max(config.delayMs, (rules.crawlDelay ?? 0) * 1000);
     this.gate.learn(claim.origin, rules, delayMs);
-    await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links: [], saved: false, robots: { answer, delayMs } });
+    this.o.politeness.setHostDelay(claim.origin, delayMs);
+    await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links: [], saved: false, robots: { answer, delayMs }, host: this.hostTiming(claim, before) });
     this.o.onEvent({ type: 'robots-txt', url: claim.url, answer });
   }
 
   private async page(claim: Claim, before: number): Promise<void> {
     const { program, store, onEvent } = this.o;
     const depth = claim.depth;
-    const nothing = (): Completion => ({ startedAt: this.startedAt(claim, before), links: [], saved: false });
+    const nothing = (over: Partial<Completion> = {}): Completion => ({ startedAt: this.startedAt(claim, before), links: [], saved: false, host: this.hostTiming(claim, before), ...over });
     let url: HttpUrl;
     try {
       url = program.resolveLink(claim.url, this.o.seed);
@@ -184,7 +191,7 @@ export class Worker {
       onEvent({ type: 'disallowed', url: url.key, depth });
       return;
     }
-    this.o.politeness.setHostDelay(claim.origin, claim.delayMs);
+    this.takeHost(claim);
     let response: FetchResponse;
     try {
       response = await this.o.fetcher.fetch(url, this.signal);
@@ -194,11 +201,20 @@ export class Worker {
         await store.release(claim);
         return;
       }
+      if (program.retry?.(claim.attempts, { error: err }) === true) {
+        await this.retryLater(claim, nothing({ retry: true }), { type: 'response', url, depth, status: 0, error: err });
+        return;
+      }
       await this.o.store.complete(claim, nothing());
       onEvent({ type: 'failed', url: url.key, depth, reason: program.failureReason(err) });
       return;
     }
-    onEvent({ type: 'response', url, depth, status: response.status, notes: response.notes });
+    const answered: CrawlEvent = { type: 'response', url, depth, status: response.status, notes: response.notes };
+    if (redirectStep(response, url, 0, Infinity, program.resolveLink).kind === 'final' && program.retry?.(claim.attempts, { response }) === true) {
+      await this.retryLater(claim, nothing({ retry: true }), answered);
+      return;
+    }
+    onEvent(answered);
     // A shared crawl follows no redirect in the same step: the target is queued (hop limit: the seen set ends loops).
     const step = redirectStep(response, url, 0, Infinity, program.resolveLink);
     if (step.kind !== 'final') {
@@ -217,7 +233,7 @@ export class Worker {
     let scanned: { links: ClaimEntry[]; events: Array<CrawlEvent & { type: 'link' }>; queued: number[] } | undefined;
     try {
       scanned = depth < this.o.config.maxDepth ? this.scan(url, depth, response.body) : undefined;
-      result = await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links: scanned?.links ?? [], saved: true });
+      result = await this.o.store.complete(claim, nothing({ links: scanned?.links ?? [], saved: true }));
     } catch (err) {
       staged.discard();
       throw err;
@@ -242,6 +258,29 @@ export class Worker {
     }
   }
 
+  /** The host's interval and back-off streak as its row has them (every worker's failures count). */
+  private takeHost(claim: Claim): void {
+    this.o.politeness.setHostDelay(claim.origin, claim.delayMs);
+    this.o.politeness.setStreak(claim.origin, claim.streak);
+  }
+
+  /** The host's politeness after this claim, for its row: the back-off streak, the interval, and a Retry-After pause in the store's time. */
+  private hostTiming(claim: Claim, before: number): HostTiming {
+    const p = this.o.politeness;
+    const paused = p.pausedUntilOf(claim.origin);
+    return {
+      streak: p.streakOf(claim.origin),
+      intervalMs: p.intervalFor(claim.origin),
+      pausedUntil: paused === undefined || paused <= before ? undefined : storeTime(claim, before, paused),
+    };
+  }
+
+  /** A push-back with tries left: the URL waits again (the store keeps the count); only its response is told. */
+  private async retryLater(claim: Claim, completion: Completion, answered: CrawlEvent): Promise<void> {
+    const result = await this.o.store.complete(claim, completion);
+    this.o.onEvent(result.ok ? answered : { type: 'lost', url: claim.key, depth: claim.depth });
+  }
+
   /** A redirect: its target is queued like a link of the page, at the same depth (and fetched in its turn). */
   private async redirect(claim: Claim, before: number, from: HttpUrl, step: Exclude<RedirectStep, { kind: 'final' }>): Promise<void> {
     const { onEvent } = this.o;
@@ -249,7 +288,7 @@ export class Worker {
     const target = step.kind === 'invalid' ? undefined : step.target;
     let action: LinkAction | 'invalid' = target === undefined ? 'invalid' : this.classify(target);
     const links: ClaimEntry[] = target !== undefined && action === 'follow' ? [{ key: target.key, url: target.href, depth, origin: target.origin }] : [];
-    const result = await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links, saved: false });
+    const result = await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links, saved: false, host: this.hostTiming(claim, before) });
     if (!result.ok) {
       onEvent({ type: 'lost', url: from.key, depth });
       return;

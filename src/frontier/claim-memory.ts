@@ -9,7 +9,9 @@ import {
   configMismatch,
   POLL_WAIT_MS,
   lostLease,
+  isRetry,
   markAdded,
+  nextFetchAfter,
   robotsUrlOf,
   type Claim,
   type ClaimCrawlConfig,
@@ -37,6 +39,8 @@ interface Row {
   leaseUntil: number;
   /** The document ID its saved completion took (kept when the lease runs out before `published`). */
   doc: number | undefined;
+  /** Tries given up for a retry. */
+  attempts: number;
 }
 
 interface Host {
@@ -47,6 +51,8 @@ interface Host {
   robots: StoredRobots | undefined;
   delayMs: number;
   nextFetchAt: number;
+  /** Consecutive push-backs (back-off). */
+  streak: number;
   /** The token of the claim holding the host, and until when. */
   reservedBy: number;
   reservedUntil: number;
@@ -95,13 +101,14 @@ export class MemoryClaimStore implements ClaimStore {
           robots: undefined,
           delayMs: cfg.delayMs,
           nextFetchAt: -Infinity,
+          streak: 0,
           reservedBy: 0,
           reservedUntil: -Infinity,
           pending: [],
         };
         this.hosts.set(e.origin, host);
       }
-      host.pending.push({ id: ++this.lastRow, key: e.key, url: e.url, depth: e.depth, host, state: PENDING, token: 0, leaseUntil: 0, doc: undefined });
+      host.pending.push({ id: ++this.lastRow, key: e.key, url: e.url, depth: e.depth, host, state: PENDING, token: 0, leaseUntil: 0, doc: undefined, attempts: 0 });
     }
     return markAdded(entries, inserted);
   }
@@ -132,7 +139,7 @@ export class MemoryClaimStore implements ClaimStore {
         host.robotsState = 1;
         host.reservedBy = token;
         host.reservedUntil = leaseUntil;
-        return { claim: { kind: 'robots', id: host.id, token, origin: host.origin, key: robotsUrlOf(host.origin), url: robotsUrlOf(host.origin), depth: row.depth, delayMs: host.delayMs, robots: undefined, clock: now } };
+        return { claim: { kind: 'robots', id: host.id, token, origin: host.origin, key: robotsUrlOf(host.origin), url: robotsUrlOf(host.origin), depth: row.depth, delayMs: host.delayMs, robots: undefined, clock: now, attempts: 0, streak: host.streak } };
       }
       host.pending.splice(host.pending.indexOf(row), 1);
       row.state = CLAIMED;
@@ -144,7 +151,7 @@ export class MemoryClaimStore implements ClaimStore {
         host.reservedBy = token;
         host.reservedUntil = leaseUntil;
       }
-      return { claim: { kind: 'page', id: row.id, token, origin: host.origin, key: row.key, url: row.url, depth: row.depth, delayMs: host.delayMs, robots: host.robots, clock: now } };
+      return { claim: { kind: 'page', id: row.id, token, origin: host.origin, key: row.key, url: row.url, depth: row.depth, delayMs: host.delayMs, robots: host.robots, clock: now, attempts: row.attempts, streak: host.streak } };
     }
     if (waitUntil < Infinity) return { waitMs: clampWait(waitUntil - now) };
     // Claims out may add links: poll.
@@ -184,7 +191,15 @@ export class MemoryClaimStore implements ClaimStore {
     } else {
       const row = this.claimed.get(claim.id);
       if (row === undefined || row.token !== claim.token) return lostLease(c);
-      if (c.saved) {
+      if (isRetry(c)) {
+        // Back to waiting, behind every URL waiting now.
+        this.claimed.delete(row.id);
+        row.id = ++this.lastRow;
+        row.state = PENDING;
+        row.token = 0;
+        row.attempts++;
+        host.pending.push(row);
+      } else if (c.saved) {
         // Out until published; a new claim after a lost lease takes the same ID.
         row.doc ??= ++this.lastDoc;
         documentId = row.doc;
@@ -193,12 +208,13 @@ export class MemoryClaimStore implements ClaimStore {
         row.state = DONE;
       }
     }
-    if (c.startedAt !== undefined) host.nextFetchAt = Math.max(host.nextFetchAt, c.startedAt + host.delayMs);
+    host.nextFetchAt = nextFetchAfter(host.nextFetchAt, host.delayMs, c);
+    if (c.host !== undefined) host.streak = c.host.streak;
     if (host.reservedBy === claim.token) {
       host.reservedBy = 0;
       host.reservedUntil = -Infinity;
     }
-    const added = this.addSync(c.links);
+    const added = isRetry(c) ? c.links.map(() => false) : this.addSync(c.links);
     return { ok: true, documentId, added };
   }
 

@@ -41,6 +41,8 @@ interface ClaimRow {
   robots_body: string | null;
   clock: number;
   wait_ms: number | null;
+  attempts: number | null;
+  streak: number | null;
 }
 
 export interface PostgresClaimStoreOptions {
@@ -145,6 +147,8 @@ export class PostgresClaimStore implements ClaimStore {
         delayMs: row.delay_ms as number,
         robots: row.robots_status === null ? undefined : { status: row.robots_status, body: row.robots_body ?? '' },
         clock: row.clock,
+        attempts: row.attempts ?? 0,
+        streak: row.streak ?? 0,
       },
     };
   }
@@ -152,8 +156,12 @@ export class PostgresClaimStore implements ClaimStore {
   async complete(claim: Claim, c: Completion): Promise<CompletionResult> {
     const [keys, urls, depths, origins] = columns(c.links);
     const r = await this.query<{ ok: boolean; doc: string | null; inserted: string[] }>(
-      'SELECT * FROM pc_complete($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)',
-      [claim.kind, claim.id, claim.token, claim.origin, c.startedAt ?? null, c.saved, keys, urls, depths, origins, c.robots?.answer.status ?? null, c.robots?.answer.body ?? null, c.robots?.delayMs ?? null],
+      'SELECT * FROM pc_complete($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)',
+      [
+        claim.kind, claim.id, claim.token, claim.origin, c.startedAt ?? null, c.saved, keys, urls, depths, origins,
+        c.robots?.answer.status ?? null, c.robots?.answer.body ?? null, c.robots?.delayMs ?? null,
+        c.retry === true, c.host?.intervalMs ?? null, c.host?.pausedUntil ?? null, c.host?.streak ?? null,
+      ],
       'pc_complete',
     );
     const row = r.rows[0];

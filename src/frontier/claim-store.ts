@@ -76,6 +76,10 @@ export interface Claim {
   robots: StoredRobots | undefined;
   /** The store's clock when the claim was made, in ms. */
   clock: number;
+  /** Tries of this URL made before and given up for a later retry (0 for `robots`). */
+  attempts: number;
+  /** The host's consecutive push-backs (429, 5xx, timeouts, resets) across all workers: its back-off. */
+  streak: number;
 }
 
 /** What `claim` gives: a claim, a time to wait before asking again, or the end of the crawl. */
@@ -91,6 +95,27 @@ export interface Completion {
   saved: boolean;
   /** For a `robots` claim: what robots.txt answered, and the host's interval from now on (ms). */
   robots?: { answer: StoredRobots; delayMs: number };
+  /**
+   * For a `page` claim the server pushed back on: try it again later in the
+   * crawl, at its depth. The URL waits again, behind those waiting now, with
+   * one attempt more; nothing is saved and no link is added.
+   */
+  retry?: boolean;
+  /**
+   * The host's politeness after this claim (spec decision "When the server
+   * pushes back"), kept on its row so every worker obeys it: the back-off
+   * streak, the interval from `startedAt` to the next request start (back-off
+   * and --delay-factor included), and a pause a Retry-After asked for (in the
+   * store's time). Absent: the host's delay, streak unchanged.
+   */
+  host?: HostTiming;
+}
+
+/** A host's politeness as one worker leaves it for all (see Completion.host). */
+export interface HostTiming {
+  streak: number;
+  intervalMs: number;
+  pausedUntil: number | undefined;
 }
 
 export interface CompletionResult {
@@ -186,6 +211,23 @@ export function storeTime(claim: Claim, localBefore: number, localAt: number): n
 /** A wait as `claim` asks for it: whole ms, at least 1, at most MAX_CLAIM_WAIT_MS. */
 export function clampWait(ms: number): number {
   return Math.min(MAX_CLAIM_WAIT_MS, Math.max(1, Math.ceil(ms)));
+}
+
+/** Whether a completion sends its page back to wait (a retry; a saved page is never retried). */
+export function isRetry(c: Completion): boolean {
+  return c.retry === true && !c.saved;
+}
+
+/**
+ * The host's next fetch time after a completion: the later of what it was,
+ * the request start plus the interval (the host's delay, or the worker's
+ * interval with back-off), and a Retry-After pause.
+ */
+export function nextFetchAfter(current: number, delayMs: number, c: Completion): number {
+  let next = current;
+  if (c.startedAt !== undefined) next = Math.max(next, c.startedAt + (c.host?.intervalMs ?? delayMs));
+  if (c.host?.pausedUntil !== undefined) next = Math.max(next, c.host.pausedUntil);
+  return next;
 }
 
 /** The answer to a completion whose lease was lost: nothing recorded. */

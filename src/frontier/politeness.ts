@@ -87,6 +87,17 @@ export class Politeness {
     this.changed(host);
   }
 
+  /** The host's consecutive failures (its back-off streak). */
+  streakOf(host: string): number {
+    return this.failures.get(host) ?? 0;
+  }
+
+  /** Sets the host's back-off streak (a shared crawl keeps it on the host's row, for every worker). */
+  setStreak(host: string, streak: number): void {
+    if (streak > 0) this.failures.set(host, Math.min(30, streak));
+    else this.failures.delete(host);
+  }
+
   /** A try at `host` succeeded: its interval is restored. */
   succeeded(host: string): void {
     if (this.failures.delete(host)) this.changed(host);

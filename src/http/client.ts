@@ -10,9 +10,10 @@
  */
 import { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
-import { Connection, defaultConnector, ExchangeError, type Connector } from './connection.js';
+import { Connection, defaultConnector, ExchangeError, type Connector, type WireBytes } from './connection.js';
 import { buildRequest } from './request.js';
 import { DEFAULT_LIMITS, type ParsedResponse, type ParserLimits } from './response-parser.js';
+import { epochNow, truncationOf, type ExchangeObserver } from './wire-exchange.js';
 
 /** Client settings; every wait and size is bounded. */
 export interface HttpClientOptions {
@@ -28,6 +29,14 @@ export interface HttpClientOptions {
   /** Most idle connections kept per origin. */
   maxIdlePerOrigin: number;
   connector: Connector;
+  /**
+   * The wire tap: told every exchange this client attempts, as it ends: the
+   * request bytes, exactly the response message's bytes, timing, peer and
+   * how it ended. A request that got no answer (no connection) is told too,
+   * with an empty response, and a stale keep-alive retry tells both tries.
+   * Unset (the default), the client keeps no bytes for it.
+   */
+  onExchange?: ExchangeObserver | undefined;
 }
 
 export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent'> = {
@@ -95,7 +104,18 @@ export class HttpClient {
       await options.beforeResend?.();
     }
     if (this.closed) throw new CrawlerError('ERR_ABORTED', `client closed: not requesting ${url.href}`, { url: url.href });
-    const fresh = await this.connect(url);
+    const startedAt = this.options.onExchange === undefined ? 0 : epochNow();
+    let fresh: Connection;
+    try {
+      fresh = await this.connect(url);
+    } catch (err) {
+      // No connection, so no answer: the tap still hears of the request that would have been sent.
+      if (this.options.onExchange !== undefined && !(err instanceof CrawlerError && err.code === 'ERR_ABORTED')) {
+        const error = err instanceof CrawlerError ? err : new CrawlerError('ERR_SOCKET', String(err), { cause: err });
+        this.tell(url, request, options, false, { ip: undefined, startedAt, endedAt: epochNow(), response: Buffer.alloc(0), payload: undefined, status: 0, error });
+      }
+      throw err;
+    }
     return this.exchangeOn(fresh, url, request, options, false);
   }
 
@@ -133,6 +153,7 @@ export class HttpClient {
       limits: this.options.limits,
       head: options.head === true,
       ...(options.onRequestWritten ? { onRequestWritten: options.onRequestWritten } : {}),
+      ...(this.options.onExchange !== undefined ? { observe: (wire: WireBytes) => this.tell(url, request, options, reused, wire) } : {}),
     });
     if (this.options.keepAlive && conn.alive) this.putIdle(url.origin, conn);
     else conn.close();
@@ -140,6 +161,25 @@ export class HttpClient {
     out.url = url;
     out.reused = reused;
     return out;
+  }
+
+  /** Tells the tap one exchange. */
+  private tell(url: HttpUrl, request: Buffer, options: FetchOptions, reused: boolean, wire: Omit<WireBytes, 'error'> & { error: CrawlerError | undefined }): void {
+    const { error, response } = wire;
+    (this.options.onExchange as ExchangeObserver)({
+      url,
+      method: options.head === true ? 'HEAD' : 'GET',
+      ip: wire.ip,
+      startedAt: wire.startedAt,
+      endedAt: wire.endedAt,
+      request,
+      response,
+      payload: wire.payload,
+      status: wire.status,
+      truncated: error !== undefined && response.length > 0 ? truncationOf(error.code) : undefined,
+      error,
+      reused,
+    });
   }
 
   private takeIdle(origin: string): Connection | undefined {

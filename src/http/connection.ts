@@ -7,6 +7,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { isIP } from 'node:net';
 import { CrawlerError, type ErrorCode } from '../errors.js';
 import { ResponseParser, type ParsedResponse, type ParserLimits } from './response-parser.js';
+import { epochNow } from './wire-exchange.js';
 
 /** Where to connect. */
 export interface Endpoint {
@@ -82,6 +83,27 @@ export interface ExchangeOptions {
   head?: boolean;
   /** Called once the request bytes have been handed to the socket (politeness stamps here). */
   onRequestWritten?: () => void;
+  /**
+   * Told the bytes read for this response and when, once the exchange ended
+   * (well or not). Without it nothing is kept beyond what the parser needs.
+   */
+  observe?: (wire: WireBytes) => void;
+}
+
+/** What the connection saw of one exchange (the client adds the request and the URL). */
+export interface WireBytes {
+  /** The peer's address (socket.remoteAddress). */
+  ip: string | undefined;
+  /** Epoch ms (fractional) when the request was handed to the socket (or the exchange failed before that). */
+  startedAt: number;
+  endedAt: number;
+  /** The bytes read for the response message, without any read past its end. */
+  response: Buffer;
+  /** The body, transfer coding removed, when the response was complete. */
+  payload: Buffer | undefined;
+  /** The final status, 0 when none arrived. */
+  status: number;
+  error: ExchangeError | undefined;
 }
 
 /** A failed exchange, with whether anything of the response had arrived (decides stale retry). */
@@ -142,9 +164,16 @@ export class Connection {
       const parser = new ResponseParser({ limits: options.limits, headRequest: options.head === true });
       let received = false;
       let settled = false;
+      // The tap: the chunks fed to the parser, kept (not copied) only when someone observes.
+      const observe = options.observe;
+      const seen: Buffer[] | undefined = observe === undefined ? undefined : [];
+      let startedAt = 0;
+      let ip: string | undefined;
       const finish = (err: ExchangeError | undefined, res?: ParsedResponse): void => {
         if (settled) return;
         settled = true;
+        // Computed before close() below (which may drop the peer's address); told once the promise is settled.
+        const wire = observe === undefined ? undefined : this.wire(seen as Buffer[], parser, startedAt, ip, err, res);
         clearTimeout(wholeTimer);
         socket.setTimeout(0);
         socket.off('data', onData);
@@ -155,17 +184,19 @@ export class Connection {
         if (err !== undefined) {
           this.close();
           reject(err);
-          return;
+        } else {
+          this.served++;
+          if (res === undefined || !res.keepAlive || parser.extra.length > 0) this.close();
+          else socket.on('data', this.onStray);
+          resolve(res as ParsedResponse);
         }
-        this.served++;
-        if (res === undefined || !res.keepAlive || parser.extra.length > 0) this.close();
-        else socket.on('data', this.onStray);
-        resolve(res as ParsedResponse);
+        if (wire !== undefined) (observe as (w: WireBytes) => void)(wire);
       };
       const fail = (code: ErrorCode, message: string, cause?: unknown): void =>
         finish(new ExchangeError(code, message, received, cause, parser.head?.status));
       const onData = (chunk: Buffer): void => {
         received = true;
+        seen?.push(chunk);
         try {
           parser.feed(chunk);
         } catch (err) {
@@ -194,6 +225,10 @@ export class Connection {
         options.responseTimeoutMs,
       );
       socket.off('data', this.onStray);
+      if (observe !== undefined) {
+        startedAt = epochNow();
+        ip = socket.remoteAddress;
+      }
       if (this.closed || socket.destroyed) {
         fail('ERR_PREMATURE_CLOSE', 'connection closed before the request was sent');
         return;
@@ -206,5 +241,23 @@ export class Connection {
       socket.write(request);
       options.onRequestWritten?.();
     });
+  }
+
+  /** The tap's view of an ended exchange: exactly the bytes of the message (what the parser read past its end is cut off). */
+  private wire(seen: Buffer[], parser: ResponseParser, startedAt: number, ip: string | undefined, error: ExchangeError | undefined, res: ParsedResponse | undefined): WireBytes {
+    let response = seen.length === 1 ? (seen[0] as Buffer) : Buffer.concat(seen);
+    if (error === undefined) {
+      const extra = parser.extra.length;
+      if (extra > 0) response = response.subarray(0, response.length - extra);
+    }
+    return {
+      ip,
+      startedAt,
+      endedAt: epochNow(),
+      response,
+      payload: error === undefined ? res?.body : undefined,
+      status: res?.status ?? parser.head?.status ?? 0,
+      error,
+    };
   }
 }

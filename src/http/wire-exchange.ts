@@ -8,8 +8,13 @@
 import type { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
 
-/** Why a response's bytes end early (WARC-Truncated's values). */
-export type Truncation = 'length' | 'time' | 'disconnect';
+/**
+ * Why a response's bytes end early (WARC-Truncated's values, WARC 1.1 §5.13):
+ * `length` a size cap, `time` the idle or whole-response timeout,
+ * `disconnect` a reset or a close before the end, `unspecified` anything else
+ * that stopped the reading (a malformed response).
+ */
+export type Truncation = 'length' | 'time' | 'disconnect' | 'unspecified';
 
 export interface WireExchange {
   /** The URL requested. */
@@ -23,13 +28,18 @@ export interface WireExchange {
   endedAt: number;
   /** The bytes written to the socket for this request. */
   request: Buffer;
-  /** The bytes read for this response message: status line, header section as sent, framing, trailers. Empty when none arrived. */
+  /**
+   * The bytes read for this response message: status line, header section as
+   * sent (folded lines too), chunked framing and trailers, and any interim
+   * 1xx responses before it. Bytes read past the message's end are not in it.
+   * Empty when none arrived.
+   */
   response: Buffer;
   /** The body with the transfer coding removed (the WARC payload), when the response was complete. */
   payload: Buffer | undefined;
   /** The status, or 0 when no status line arrived. */
   status: number;
-  /** Set when the response bytes were cut short. */
+  /** Set when response bytes arrived but were cut short. */
   truncated?: Truncation | undefined;
   /** Set when the exchange failed (no response, or an incomplete one). */
   error?: CrawlerError | undefined;
@@ -39,3 +49,16 @@ export interface WireExchange {
 
 /** An observer of wire exchanges. */
 export type ExchangeObserver = (exchange: WireExchange) => void;
+
+/** The WARC-Truncated reason for an exchange that failed with `code` after some response bytes arrived. */
+export function truncationOf(code: string): Truncation {
+  if (code === 'ERR_BODY_OVERFLOW' || code === 'ERR_HEADERS_OVERFLOW') return 'length';
+  if (code === 'ERR_IDLE_TIMEOUT' || code === 'ERR_RESPONSE_TIMEOUT') return 'time';
+  if (code === 'ERR_SOCKET' || code === 'ERR_PREMATURE_CLOSE' || code === 'ERR_ABORTED') return 'disconnect';
+  return 'unspecified';
+}
+
+/** Epoch milliseconds with a fraction (performance's clock, anchored at its time origin). */
+export function epochNow(): number {
+  return performance.timeOrigin + performance.now();
+}

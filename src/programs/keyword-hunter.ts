@@ -7,6 +7,8 @@
  * the keyword.
  */
 import { Crawl, type CrawlProgram } from '../engine/crawl.js';
+import { exchangeEvents, fanOut } from '../engine/event-fanout.js';
+import type { CrawlEventSink } from '../engine/events.js';
 import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HrefPatternExtractor } from '../extract/href-pattern.js';
 import { MemoryFrontier } from '../frontier/memory-store.js';
@@ -20,7 +22,6 @@ import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { anyScope } from '../url/scope.js';
 import { EXIT_INTERRUPTED, type CliIo } from '../cli/run-cli.js';
-import type { CrawlEvent } from '../engine/events.js';
 import { reportRecorder, stopWords } from '../report/report-recorder.js';
 import type { ReportSettings } from '../report/run-info.js';
 import { findLine } from './keyword-search.js';
@@ -91,7 +92,9 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
   if (outputDir !== undefined) await prepareOutputDir(outputDir);
   report?.start();
 
-  const client = new HttpClient(settings.client);
+  /** Consumers of every event of the search besides the protocol, wire exchanges included (the crawl archive, the report). */
+  const listeners: CrawlEventSink[] = report === undefined ? [] : [report.consume];
+  const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
   const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrlLength), settings.maxPathSegments);
@@ -102,10 +105,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
   });
   const decision = new KeywordDecision(settings.keyword);
   const protocol = new KhProtocol(io);
-  const onEvent = (e: CrawlEvent): void => {
-    protocol.consume(e);
-    report?.consume(e);
-  };
+  const onEvent = fanOut((e) => protocol.consume(e), listeners);
   let found = false;
   let pages = 0;
   const progress = new Progress(io, settings.progress);

@@ -6,11 +6,11 @@
  */
 import { CrawlerError, describeError } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
+import { fanOut } from '../engine/event-fanout.js';
 import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
-import type { CrawlEventSink } from '../engine/events.js';
 import { ReportJournal } from '../report/report-journal.js';
 import { stopWords } from '../report/report-recorder.js';
 import { failureReason, tseFinalReason, tseRetry, type SeedPanic } from './tse.js';
@@ -40,17 +40,11 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth: settings.maxDepth, resume: settings.resume });
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
-  const logEvent = tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 });
   // The report's records live in the page directory too, so a resumed crawl's report covers the whole crawl.
   report?.start(await ReportJournal.open(pageDir, frontier.resumed));
-  const onEvent: CrawlEventSink =
-    report === undefined
-      ? logEvent
-      : (e) => {
-          logEvent(e);
-          report.consume(e);
-        };
+  const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 }), p.listeners);
 
+  const retry = tseRetry(settings.retries, settings.maxRetryAfterMs);
   const program: CrawlProgram = {
     resolveLink: p.resolve,
     inScope: p.inScope,
@@ -75,7 +69,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: failureReason(error) });
     },
     onSeedDisallowed: () => seedPanic.disallowed(),
-    retry: tseRetry(settings.retries, settings.maxRetryAfterMs),
+    retry: (entry, outcome) => retry(entry.attempts ?? 0, outcome),
   };
 
   const crawl = new Crawl({

@@ -6,6 +6,8 @@
  * Resolves with the exit status; rejects with a CrawlerError (a PANIC, an
  * unusable directory or store).
  */
+import { exchangeEvents } from '../engine/event-fanout.js';
+import type { CrawlEventSink } from '../engine/events.js';
 import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../extract/html.js';
 import { Politeness } from '../frontier/politeness.js';
@@ -39,7 +41,9 @@ export interface TseParts {
   log: CrawlLog;
   progress: Progress;
   seedPanic: SeedPanic;
-  /** --report: the crawl report's consumer of events. */
+  /** Consumers of every event of the run besides the log, wire exchanges included (the crawl archive, the report). */
+  listeners: readonly CrawlEventSink[];
+  /** --report: the crawl report (also one of the listeners). */
   report: ReportRecorder | undefined;
 }
 
@@ -47,7 +51,8 @@ export interface TseParts {
 export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
   const report = reportRecorder(reportSettings, { program: 'crawler', delayMs: settings.delayMs, pageDir: settings.pageDir });
   await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
-  const client = new HttpClient(settings.client);
+  const listeners: CrawlEventSink[] = report === undefined ? [] : [report.consume];
+  const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
   const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
@@ -65,6 +70,7 @@ export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: 
     log: new CrawlLog(io, settings.log),
     progress: new Progress(io, settings.progress),
     seedPanic: new SeedPanic(settings.seed),
+    listeners,
     report,
   };
   try {

@@ -7,13 +7,14 @@
  * exit 0 once nothing is waiting and no claim is out.
  */
 import { CrawlerError, describeError } from '../errors.js';
+import { fanOut } from '../engine/event-fanout.js';
 import type { CrawlEvent } from '../engine/events.js';
 import { Worker, type WorkerProgram, type WorkerSummary } from '../engine/worker.js';
 import type { ClaimStore } from '../frontier/claim-store.js';
 import { CRAWLER_FAILURE_POLICY, decodeRobotsBody, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES, rulesFromAnswer } from '../robots/policy.js';
 import { TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
-import { failureReason, tseRejectReason } from './tse.js';
+import { failureReason, tseFinalReason, tseRetry } from './tse.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
 import type { TseSettings } from './tse.js';
@@ -55,14 +56,15 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   const program: WorkerProgram = {
     resolveLink: p.resolve,
     inScope: p.inScope,
-    rejectReason: tseRejectReason,
+    rejectReason: (response) => tseFinalReason(response, settings.maxRetryAfterMs),
+    retry: tseRetry(settings.retries, settings.maxRetryAfterMs),
     failureReason,
     robotsFetch: p.robotsFetch ?? (async () => ({ error: new Error('robots.txt is ignored') })),
     robotsRules: (answer) => rulesFromAnswer(answer.status === 0 ? { error: undefined } : { status: answer.status, body: Buffer.from(answer.body, 'utf8') }, robotsOptions),
     storedRobots: (status, body) => ({ status, body: status >= 200 && status < 300 ? decodeRobotsBody(body, DEFAULT_MAX_ROBOTS_BYTES) : '' }),
   };
   // Every page of a shared crawl at depth 0 is the seed or its redirect target, fetched before anything is saved.
-  const toLog = tseEventLog({ io, log, seedPanic, nothingSaved: () => true });
+  const toLog = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => true }), p.listeners);
   // A claim's events come in one synchronous run once it is completed: its lines are written in one go after it.
   let flushing = false;
   const onEvent = (e: CrawlEvent): void => {

@@ -70,9 +70,9 @@ export function tseRejectReason(response: FetchResponse): string | undefined {
  * left. A Retry-After beyond the cap is not waited for, so that page fails
  * now, with the server's value in its reason.
  */
-export function tseRetry(retries: number, maxRetryAfterMs: number): (entry: FrontierEntry, outcome: FetchOutcome) => boolean {
-  return (entry, outcome) => {
-    if ((entry.attempts ?? 0) >= retries || !isPushback(outcome)) return false;
+export function tseRetry(retries: number, maxRetryAfterMs: number): (attempts: number, outcome: FetchOutcome) => boolean {
+  return (attempts, outcome) => {
+    if (attempts >= retries || !isPushback(outcome)) return false;
     const pause = outcome.response === undefined ? undefined : responseRetryAfter(outcome.response);
     return pause?.ms === undefined || pause.ms <= maxRetryAfterMs;
   };

@@ -7,17 +7,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import type { CrawlEvent } from '../../src/engine/events.js';
-import { Worker } from '../../src/engine/worker.js';
-import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
-import { HtmlLinkExtractor } from '../../src/extract/html.js';
 import { MemoryClaimStore } from '../../src/frontier/claim-memory.js';
-import { lostLease, type ClaimCrawlConfig, type ClaimStore } from '../../src/frontier/claim-store.js';
-import { Politeness } from '../../src/frontier/politeness.js';
-import { HttpClient } from '../../src/http/client.js';
-import { CRAWLER_FAILURE_POLICY, rulesFromAnswer, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES } from '../../src/robots/policy.js';
-import { TsePageDirectory } from '../../src/sink/tse-pagedir.js';
-import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
+import { lostLease, type ClaimStore } from '../../src/frontier/claim-store.js';
+import { parseHttpUrl } from '../../src/url/http-url.js';
 import { readPages } from '../helpers/page-files.js';
+import { makeWorker } from '../helpers/worker-run.js';
 import { page, startSite, type SiteServer } from '../helpers/site-server.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -61,37 +55,6 @@ function linksOfSaved(events: CrawlEvent[], path: string): Array<CrawlEvent & { 
     links.push(e);
   }
   return links;
-}
-
-function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, reports: CrawlEvent[], signal?: AbortSignal, leaseMs = 10_000): Worker {
-  const client = new HttpClient({ userAgent: 'worker-test' });
-  const politeness = new Politeness({ delayMs: 0 });
-  const fetcher = new PoliteFetcher(client, politeness);
-  const robotsOptions = { userAgent: 'worker-test', onFailure: CRAWLER_FAILURE_POLICY, maxBytes: DEFAULT_MAX_ROBOTS_BYTES, maxCrawlDelay: DEFAULT_MAX_CRAWL_DELAY };
-  const config: ClaimCrawlConfig = { seed: { key: seed.key, url: seed.href, depth: 0, origin: seed.origin }, maxDepth: 2, delayMs: 0, robots: false };
-  return new Worker({
-    store,
-    seed,
-    config,
-    claim: { leaseMs, strictBfs: false },
-    lanes: 2,
-    maxPages: undefined,
-    extractor: new HtmlLinkExtractor(),
-    fetcher,
-    politeness,
-    sink: new TsePageDirectory(dir),
-    program: {
-      resolveLink: (href, base) => resolveHttpUrl(href, base),
-      inScope: (url) => url.origin === seed.origin,
-      rejectReason: (r) => (r.status === 200 ? undefined : `(HTTP ${r.status})`),
-      failureReason: (e) => `(${e.message})`,
-      robotsFetch: async () => ({ error: new Error('not used') }),
-      robotsRules: (a) => rulesFromAnswer({ status: a.status, body: Buffer.from(a.body) }, robotsOptions),
-      storedRobots: (status, body) => ({ status, body: body.toString() }),
-    },
-    onEvent: (e) => void reports.push(e),
-    ...(signal ? { signal } : {}),
-  });
 }
 
 test('two workers split one crawl: every page saved once, IDs 1..N across their directories; a redirect target is queued at the same depth', async (t) => {
@@ -161,7 +124,7 @@ test('a worker that dies after the store recorded its page, before the page had 
     },
   });
   const [dead, alive] = [dirs.temp('worker-dead-'), dirs.temp('worker-alive-')];
-  await assert.rejects(makeWorker(dying, seed, dead, [], undefined, 200).run(), /killed/);
+  await assert.rejects(makeWorker(dying, seed, dead, [], { leaseMs: 200 }).run(), /killed/);
   const sum = await makeWorker(inner, seed, alive, []).run();
   assert.ok(sum.crawlDone);
   assert.deepEqual(readdirSync(dead).filter((n) => n !== '.crawler'), [], 'the dead worker left no page file');
@@ -186,7 +149,7 @@ test('a stop signal between the claim and the request gives the claim back: noth
     },
   });
   const reports: CrawlEvent[] = [];
-  const sum = await makeWorker(store, seed, dirs.temp('worker-stop-'), reports, stop.signal).run();
+  const sum = await makeWorker(store, seed, dirs.temp('worker-stop-'), reports, { signal: stop.signal }).run();
   assert.equal(sum.stoppedBy, 'signal');
   assert.equal(sum.crawlDone, false);
   assert.deepEqual(s.paths(), []);

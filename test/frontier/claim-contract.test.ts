@@ -211,6 +211,61 @@ for (const [name, make, skip] of factories) {
       assert.equal(rb.origin, B);
     });
 
+    test('a retry waits again behind the URLs waiting now, at its depth, with one attempt more, seen by every worker', { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      await a.add([e(A, '/1', 1), e(A, '/2', 1)]);
+      const seed = page(await a.claim(opts));
+      assert.equal(seed.attempts, 0);
+      await a.complete(seed, done({ startedAt: seed.clock }));
+      const one = page(await a.claim(opts));
+      assert.equal(one.key, `${A}/1`);
+      const r = await a.complete(one, done({ startedAt: one.clock, retry: true, links: [e(A, '/never', 2)] }));
+      assert.equal(r.ok, true);
+      assert.equal(r.documentId, undefined);
+      // /2 was waiting before the retry, so it comes first; then /1 again, from the other worker, with its attempt counted.
+      const two = page(await b.claim(opts));
+      assert.equal(two.key, `${A}/2`);
+      await b.complete(two, done({ startedAt: two.clock }));
+      const again = page(await b.claim(opts));
+      assert.equal(again.key, `${A}/1`);
+      assert.equal(again.depth, 1);
+      assert.equal(again.attempts, 1);
+      // A retry's links are not queued: nothing else waits.
+      const saved = await b.complete(again, done({ startedAt: again.clock, saved: true }));
+      assert.equal(saved.documentId, 1);
+      await b.published(again);
+      assert.deepEqual(await a.claim(opts), { done: true });
+    });
+
+    test("the host's back-off streak, interval and Retry-After pause are kept on its row for every worker", { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config({ delayMs: 50 }));
+      await a.add([e(A, '/1', 1), e(A, '/2', 1)]);
+      const seed = page(await a.claim(opts));
+      assert.equal(seed.streak, 0);
+      // A push-back: the worker doubled the interval to 400 ms and the server asked for a pause until 250 ms.
+      await a.complete(seed, done({ startedAt: seed.clock, host: { streak: 1, intervalMs: 400, pausedUntil: seed.clock + 250 } }));
+      const w = await b.claim(opts);
+      assert.ok('waitMs' in w && w.waitMs > 0, JSON.stringify(w));
+      await sleep(260);
+      // The pause is over, but the backed-off interval is not.
+      const stillWaiting = await b.claim(opts);
+      assert.ok('waitMs' in stillWaiting, `claimed before the backed-off interval: ${JSON.stringify(stillWaiting)}`);
+      await sleep(160);
+      const next = page(await b.claim(opts));
+      assert.ok(next.clock >= seed.clock + 400, `claimed ${next.clock - seed.clock} ms after the request start`);
+      assert.equal(next.streak, 1);
+      // A pause longer than the interval holds the host by itself.
+      await b.complete(next, done({ startedAt: next.clock, host: { streak: 0, intervalMs: 50, pausedUntil: next.clock + 300 } }));
+      await sleep(100);
+      assert.ok('waitMs' in (await a.claim(opts)), 'claimed inside the pause');
+      await sleep(220);
+      const last = page(await a.claim(opts));
+      assert.ok(last.clock >= next.clock + 300, `claimed ${last.clock - next.clock} ms after the request start`);
+      assert.equal(last.streak, 0);
+    });
+
     test('a lease that runs out gives the URL to another worker; the late completion is refused and saves nothing', { skip }, async () => {
       const { a, b } = await make();
       await a.open(config({ delayMs: 50 }));
