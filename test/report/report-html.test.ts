@@ -15,16 +15,12 @@ import { FINE_LIMIT } from '../../src/report/render-timeline.js';
 import { TREE_LIMIT } from '../../src/report/render-tree.js';
 import { browserSkipReason, withBrowser } from '../helpers/browser.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
+import { foreignReferences } from './report-text.js';
 import { bigCrawl, exchange, recorder, run, T0, url } from './synthetic.js';
 
 const { temp } = useTempDirs('report-html-');
 
 const HOSTILE = `<script>alert("x")</script>'"&`;
-
-/** Every http(s):// reference in `html` that is not one of `origins` (the crawled hosts). */
-function foreignReferences(html: string, origins: string[]): string[] {
-  return [...html.matchAll(/https?:\/\/[^\s"'<>)]*/gi)].map((m) => m[0]).filter((ref) => !origins.some((o) => ref === o || ref.startsWith(`${o}/`)));
-}
 
 function hostileReport(dir: string): { file: string; html: string } {
   const file = join(dir, 'hostile.html');
