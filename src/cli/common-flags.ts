@@ -31,7 +31,7 @@ export const HTTP_FLAGS = defineFlags([
 
 /** --report, for both programs. */
 export const REPORT_FLAGS = defineFlags([
-  { name: 'report', type: 'string', arg: 'FILE.html', help: 'write a self-contained HTML report of the crawl to FILE.html when it ends (also after SIGINT); an existing file is replaced only when it is a report of ours' },
+  { name: 'report', type: 'string', arg: 'FILE', help: 'write a self-contained HTML report of the crawl to FILE (a name ending in .html) when it ends, also after SIGINT; an existing FILE is replaced only when it is a report of ours' },
 ]);
 
 /** The parsed values of HTTP_FLAGS (a program's own flags may come with them). */

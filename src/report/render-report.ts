@@ -33,8 +33,8 @@ table{border-collapse:collapse;margin:4px 0}th,td{border-bottom:1px solid var(--
 .cols{display:flex;flex-wrap:wrap;gap:24px}
 svg.timeline{display:block;background:#fff;font-size:11px}svg .host{text-anchor:end;fill:var(--fg);font-family:ui-monospace,Menlo,monospace}svg .ax{text-anchor:middle;fill:var(--mut)}
 svg .grid{stroke:#eef0f4}svg .base{stroke:#c9ced8}svg .resume{stroke:#7a4bd1;stroke-dasharray:4 3}svg .iv{fill:#9fb6df;opacity:.35}
-svg .tick{stroke-width:1.6}svg .tick.s2{stroke:var(--s2)}svg .tick.s3{stroke:var(--s3)}svg .tick.s4{stroke:var(--s4)}svg .tick.s5{stroke:var(--s5)}svg .tick.s0{stroke:var(--s0)}
-svg .bin.s2{fill:var(--s2)}svg .bin.s5{fill:var(--s5)}svg .pause{fill:url(#hatch);stroke:var(--s5);stroke-width:.6}svg .backoff{fill:#f0a020}
+svg .tick{stroke-width:2}svg .tick.s2{stroke:var(--s2)}svg .tick.s3{stroke:var(--s3)}svg .tick.s4{stroke:var(--s4)}svg .tick.s5{stroke:var(--s5)}svg .tick.s0{stroke:var(--s0)}
+svg .bin.s2{fill:var(--s2)}svg .bin.s5{fill:var(--s5)}svg .pause{fill:url(#hatch);fill-opacity:.7;stroke:var(--s5);stroke-width:.8}svg .backoff{fill:#f0a020}
 .legend .key{display:inline-block;width:12px;height:12px;margin:0 4px 0 10px;vertical-align:-2px;border-radius:2px}.key.s2{background:var(--s2)}.key.s3{background:var(--s3)}.key.s4{background:var(--s4)}.key.s5{background:var(--s5)}.key.s0{background:var(--s0)}
 .key.kpause{background:repeating-linear-gradient(45deg,#f5c2c4 0 3px,#fff 3px 6px);border:1px solid var(--s5)}.key.kbackoff{background:#f0a020}.key.kiv{background:#9fb6df;opacity:.6}
 table.chart td.bars{width:520px}.bar{display:inline-block;height:14px;vertical-align:middle}.bar.ok{background:var(--s2)}.bar.other{background:var(--s4)}

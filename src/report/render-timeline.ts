@@ -17,7 +17,7 @@ const COARSE_STEPS = 400;
 
 const LEFT = 230;
 const WIDTH = 1200;
-const LANE = 28;
+const LANE = 34;
 const TOP = 24;
 
 /** A host's gaps between request starts, each against the interval in force at the second start. */
@@ -100,15 +100,15 @@ export function renderTimeline(model: ReportModel, now: number): string {
   model.runs.slice(1).forEach((r) => parts.push(`<line class="resume" x1="${x(r.startedAt)}" x2="${x(r.startedAt)}" y1="${TOP - 10}" y2="${height - 20}"><title>resumed</title></line>`));
   hosts.forEach((h, i) => {
     const y = TOP + i * LANE;
-    const lane: string[] = [`<g class="lane" data-host="${esc(h.origin)}"><text class="host" x="${LEFT - 8}" y="${y + LANE / 2 + 4}">${esc(shortHost(h.origin))}</text>`];
-    lane.push(`<line class="base" x1="${LEFT}" x2="${WIDTH - 10}" y1="${y + LANE - 4}" y2="${y + LANE - 4}"/>`);
+    const lane: string[] = [`<g class="lane" data-host="${esc(h.origin)}"><text class="host" x="${LEFT - 8}" y="${y + 17}">${esc(shortHost(h.origin))}</text>`];
+    lane.push(`<line class="base" x1="${LEFT}" x2="${WIDTH - 10}" y1="${y + 25}" y2="${y + 25}"/>`);
     h.pacing.forEach((p, k) => {
       if (p.failures > 0) {
         const until = h.pacing[k + 1]?.at ?? t1;
-        lane.push(`<rect class="backoff" x="${x(p.at)}" y="${y + LANE - 8}" width="${w(until - p.at)}" height="4"><title>back-off: interval ${secs(p.intervalMs)} after ${p.failures} failure${p.failures === 1 ? '' : 's'} in a row</title></rect>`);
+        lane.push(`<rect class="backoff" x="${x(p.at)}" y="${y + 26}" width="${w(until - p.at)}" height="4"><title>back-off: interval ${secs(p.intervalMs)} after ${p.failures} failure${p.failures === 1 ? '' : 's'} in a row</title></rect>`);
       }
       if (p.pausedUntil > 0) {
-        lane.push(`<rect class="pause" x="${x(p.at)}" y="${y + 2}" width="${w(p.pausedUntil - p.at)}" height="${LANE - 8}"><title>Retry-After pause: ${secs(p.pausedUntil - p.at)}</title></rect>`);
+        lane.push(`<rect class="pause" x="${x(p.at)}" y="${y + 3}" width="${w(p.pausedUntil - p.at)}" height="21"><title>Retry-After pause: ${secs(p.pausedUntil - p.at)}</title></rect>`);
       }
     });
     const xs = byStart(h);
@@ -130,11 +130,11 @@ function fineTicks(h: HostData, xs: Exchange[], y: number, delayMs: number, t1: 
   xs.forEach((e, i) => {
     const next = xs[i + 1];
     const iv = intervalAt(h.pacing, next?.start ?? Math.min(e.end, t1), delayMs);
-    if (iv > 0) out.push(`<rect class="iv" x="${x(e.start)}" y="${y + 6}" width="${w(iv)}" height="${LANE - 14}"/>`);
+    if (iv > 0) out.push(`<rect class="iv" x="${x(e.start)}" y="${y + 9}" width="${w(iv)}" height="10"/>`);
   });
   for (const e of xs) {
     const what = e.error ?? (e.status === 0 ? 'no answer' : `HTTP ${e.status}`);
-    out.push(`<line class="tick ${statusClass(e.status)}" x1="${x(e.start)}" x2="${x(e.start)}" y1="${y + 3}" y2="${y + LANE - 5}"><title>${esc(e.url)}: ${esc(what)}, ${secs(e.end - e.start)}</title></line>`);
+    out.push(`<line class="tick ${statusClass(e.status)}" x1="${x(e.start)}" x2="${x(e.start)}" y1="${y + 1}" y2="${y + 25}"><title>${esc(e.url)}: ${esc(what)}, ${secs(e.end - e.start)}</title></line>`);
   }
   return out;
 }
@@ -154,8 +154,8 @@ function coarseTicks(xs: Exchange[], y: number, t0: number, span: number, x: (t:
     counts
       .map((c, i) => {
         if (c === 0) return '';
-        const base = y + LANE - 4 - ((under?.[i] ?? 0) / max) * (LANE - 8);
-        const hgt = (c / max) * (LANE - 8);
+        const base = y + 25 - ((under?.[i] ?? 0) / max) * 23;
+        const hgt = (c / max) * 23;
         return `M${x(t0 + i * bw)} ${n(base)}v${n(-hgt)}h${n(Math.max(0.8, (1200 - LEFT) / COARSE_STEPS - 0.3))}v${n(hgt)}z`;
       })
       .join('');
