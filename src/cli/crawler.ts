@@ -119,8 +119,6 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     if (flags.strictBfs) throw usage('--strict-bfs goes with --frontier (a private crawl is strictly breadth first already)', 'ERR_INVALID_OPTION');
   } else if (flags.resume) {
     throw usage('--resume does not go with --frontier: a shared crawl is joined (and so resumed) by running the same command again', 'ERR_INVALID_OPTION');
-  } else if (flags.report !== undefined) {
-    throw usage('--report does not go with --frontier yet: the report covers a private crawl', 'ERR_INVALID_OPTION');
   }
   const report = option(() => reportSettings(flags.report, 'crawler', argv));
   const leaseMs = option(() => leaseMsFrom(flags.leaseMs));

@@ -12,10 +12,10 @@ import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../extract/html.js';
 import { Politeness } from '../frontier/politeness.js';
 import { HttpClient } from '../http/client.js';
-import type { CliIo } from '../cli/run-cli.js';
 import { CrawlLog } from '../output/cs50-log.js';
 import { Progress } from '../output/progress.js';
-import { reportRecorder, type ReportRecorder } from '../report/report-recorder.js';
+import { reportRecorder, stopWords, type ReportRecorder } from '../report/report-recorder.js';
+import { EXIT_INTERRUPTED, type CliIo } from '../cli/run-cli.js';
 import type { ReportSettings } from '../report/run-info.js';
 import type { RobotsFetcher } from '../robots/policy.js';
 import { checkPageDirectory } from '../sink/tse-pagedir.js';
@@ -74,8 +74,24 @@ export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: 
     report,
   };
   try {
-    return await (settings.shared === undefined ? runTseCrawl(parts) : runTseWorker(parts, settings.shared));
+    return await (settings.shared === undefined ? runTseCrawl(parts) : reportedWorker(parts, settings.shared));
   } finally {
     client.close();
+  }
+}
+
+/** A worker of a shared crawl, with its report (of this worker's requests and pages), written when it ends. */
+async function reportedWorker(parts: TseParts, shared: NonNullable<TseSettings['shared']>): Promise<number> {
+  const { report, io } = parts;
+  report?.start();
+  let code: number | undefined;
+  try {
+    code = await runTseWorker(parts, shared);
+    return code;
+  } finally {
+    if (report !== undefined) {
+      const why = code === undefined ? 'stopped by an error' : code === EXIT_INTERRUPTED ? stopWords('signal') : stopWords('done');
+      io.stderr(`crawler: report written to ${report.finish(why)}\n`);
+    }
   }
 }

@@ -135,6 +135,18 @@ test('KeywordHunter --report: the chain of pages from StartURL to the match, and
   assert.equal(figure(html, 'requests'), start.requests.length + other.requests.length);
 });
 
+test('a worker of a shared crawl (--frontier sqlite:) reports its own requests and pages', async () => {
+  const s = await site({ '/index.html': { body: page('home', ['/a.html', '/b.html']) }, '/a.html': { body: page('a') }, '/b.html': { body: page('b') } }, '127.0.0.1');
+  const dir = temp();
+  const file = join(temp(), 'w.html');
+  const r = await runProgram('crawler', ['--delay', '0', '--frontier', `sqlite:${join(temp(), 'crawl.db')}`, '--report', file, `${s.origin}/index.html`, dir, '1']);
+  assert.equal(r.code, 0, r.stderr);
+  const html = readFileSync(file, 'utf8');
+  assert.equal(figure(html, 'saved'), readPages(dir).length);
+  assert.equal(readPages(dir).length, 3);
+  assert.equal(figure(html, 'requests'), s.requests.length);
+});
+
 test('--report naming a file that is not a report of ours: refused with one line before any request, the file untouched (both programs)', async () => {
   const s = await site({ '/index.html': { body: page('home') } }, '127.0.0.1');
   const file = join(temp(), 'mine.html');
