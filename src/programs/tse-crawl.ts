@@ -12,6 +12,7 @@ import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../rob
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
 import { ReportJournal } from '../report/report-journal.js';
+import { JournaledFrontier } from '../report/journaled-frontier.js';
 import { stopWords } from '../report/report-recorder.js';
 import { failureReason, tseFinalReason, tseRetry, type SeedPanic } from './tse.js';
 import { tseEventLog } from './tse-log.js';
@@ -59,7 +60,6 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       frontier.recordDocument(id);
       onEvent({ type: 'saved', url, depth: page.depth, id });
       log.flush();
-      report?.flush();
       progress.update(() => `crawler: ${sink.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${page.depth}`);
       return 'scan';
     },
@@ -82,7 +82,8 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     fetcher: p.fetcher,
     politeness: p.politeness,
     robots,
-    frontier,
+    // With a report, each page's records are in its journal before the page is done in the crawl state.
+    frontier: report === undefined ? frontier : new JournaledFrontier(frontier, () => report.flush()),
     program,
     signal: io.signal,
     concurrency: settings.concurrency,

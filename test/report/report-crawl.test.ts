@@ -16,7 +16,9 @@ import { browserSkipReason, withBrowser } from '../helpers/browser.js';
 import { parseLog } from '../helpers/cs50-log.js';
 import { readPages } from '../helpers/page-files.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
-import { runProgram, startProgram } from '../helpers/spawn.js';
+import { runProgram, startProgram, type RunResult } from '../helpers/spawn.js';
+import { REPORT_JOURNAL, readRecords } from '../../src/report/report-journal.js';
+import { ReportModel } from '../../src/report/report-model.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { distinctColours } from './png-colours.js';
 import { figure, foreignReferences } from './report-text.js';
@@ -166,26 +168,35 @@ test('--report naming a file that is not a report of ours: refused with one line
   assert.match(r.stderr, /--report takes a file name ending in \.html/);
 });
 
-test('a report after SIGINT, and the --resume that finishes the crawl reports the whole crawl', async () => {
+/** A site of one start page linking to 8 pages, each linking back. */
+async function ninePages(): Promise<SiteServer> {
   const routes: Record<string, Route> = { '/robots.txt': text('User-agent: *\n') };
   const links = Array.from({ length: 8 }, (_, i) => `/p${i}.html`);
   routes['/index.html'] = { body: page('home', links) };
-  for (const l of links) routes[l] = { body: page(l) };
-  const s = await site(routes, '127.0.0.1');
+  for (const l of links) routes[l] = { body: page(l, ['/index.html']) };
+  return site(routes, '127.0.0.1');
+}
+
+/** Starts ./crawler and sends `signal` once `pages` pages are logged as saved. */
+async function stopAfter(args: string[], pages: number, signal: NodeJS.Signals): Promise<RunResult> {
+  const run = startProgram('crawler', args);
+  await new Promise<void>((done) => {
+    let out = '';
+    run.child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if ((out.match(/Fetched/g) ?? []).length >= pages) done();
+    });
+  });
+  run.child.kill(signal);
+  return run.done;
+}
+
+test('a report after SIGINT, and the --resume that finishes the crawl reports the whole crawl', async () => {
+  const s = await ninePages();
   const dir = temp();
   const file = join(temp(), 'r.html');
   const args = ['--delay', '0.15', '--report', file, `${s.origin}/index.html`, dir, '1'];
-  const first = startProgram('crawler', args);
-  // Stop it once three pages are saved.
-  await new Promise<void>((done) => {
-    let out = '';
-    first.child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if ((out.match(/Fetched/g) ?? []).length >= 3) done();
-    });
-  });
-  first.child.kill('SIGINT');
-  const r1 = await first.done;
+  const r1 = await stopAfter(args, 3, 'SIGINT');
   assert.equal(r1.code, 130, r1.stderr);
   const html1 = readFileSync(file, 'utf8');
   const saved1 = figure(html1, 'saved');
@@ -198,4 +209,27 @@ test('a report after SIGINT, and the --resume that finishes the crawl reports th
   assert.equal(figure(html2, 'requests'), s.requests.length, 'every request of both runs');
   assert.match(html2, /in 2 runs \(resumed\)/);
   assert.equal(readPages(dir).length, 9);
+});
+
+test('kill -9 at two points, then --resume: the report\'s records in the page directory cover every page, each under the page it was found on', async () => {
+  const s = await ninePages();
+  const dir = temp();
+  const file = join(temp(), 'r.html');
+  const args = ['--delay', '0.1', '--report', file, `${s.origin}/index.html`, dir, '1'];
+  const first = await stopAfter(args, 2, 'SIGKILL');
+  assert.equal(first.signal, 'SIGKILL');
+  assert.ok(!existsSync(file), 'no report from a killed run');
+  const second = await stopAfter(['--resume', ...args], 3, 'SIGKILL');
+  assert.equal(second.signal, 'SIGKILL');
+  const r = await runProgram('crawler', ['--resume', ...args]);
+  assert.equal(r.code, 0, r.stderr);
+  const html = readFileSync(file, 'utf8');
+  assert.equal(figure(html, 'saved'), 9);
+  // A killed run cannot tell the requests it had in flight or fetched ahead since its last page was done: one host, at most two a kill.
+  const requests = figure(html, 'requests');
+  assert.ok(requests <= s.requests.length && requests >= s.requests.length - 4, `${requests} of the ${s.requests.length} requests the server saw`);
+  const model = new ReportModel();
+  for (const rec of readRecords(readFileSync(join(dir, REPORT_JOURNAL), 'utf8'))) model.apply(rec);
+  assert.deepEqual(model.roots().map((p) => p.url), [`${s.origin}/index.html`], 'every page under the start page');
+  assert.equal(model.runs.length, 3);
 });
