@@ -177,6 +177,14 @@ async function ninePages(): Promise<SiteServer> {
   return site(routes, '127.0.0.1');
 }
 
+/** The nine-page site, a page directory, a report file, and the crawl's arguments with `delay`. */
+async function resumableCrawl(delay: string): Promise<{ s: SiteServer; dir: string; file: string; args: string[] }> {
+  const s = await ninePages();
+  const dir = temp();
+  const file = join(temp(), 'r.html');
+  return { s, dir, file, args: ['--delay', delay, '--report', file, `${s.origin}/index.html`, dir, '1'] };
+}
+
 /** Starts ./crawler and sends `signal` once `pages` pages are logged as saved. */
 async function stopAfter(args: string[], pages: number, signal: NodeJS.Signals): Promise<RunResult> {
   const run = startProgram('crawler', args);
@@ -192,10 +200,7 @@ async function stopAfter(args: string[], pages: number, signal: NodeJS.Signals):
 }
 
 test('a report after SIGINT, and the --resume that finishes the crawl reports the whole crawl', async () => {
-  const s = await ninePages();
-  const dir = temp();
-  const file = join(temp(), 'r.html');
-  const args = ['--delay', '0.15', '--report', file, `${s.origin}/index.html`, dir, '1'];
+  const { s, dir, file, args } = await resumableCrawl('0.15');
   const r1 = await stopAfter(args, 3, 'SIGINT');
   assert.equal(r1.code, 130, r1.stderr);
   const html1 = readFileSync(file, 'utf8');
@@ -212,10 +217,7 @@ test('a report after SIGINT, and the --resume that finishes the crawl reports th
 });
 
 test('kill -9 at two points, then --resume: the report\'s records in the page directory cover every page, each under the page it was found on', async () => {
-  const s = await ninePages();
-  const dir = temp();
-  const file = join(temp(), 'r.html');
-  const args = ['--delay', '0.1', '--report', file, `${s.origin}/index.html`, dir, '1'];
+  const { s, dir, file, args } = await resumableCrawl('0.1');
   const first = await stopAfter(args, 2, 'SIGKILL');
   assert.equal(first.signal, 'SIGKILL');
   assert.ok(!existsSync(file), 'no report from a killed run');
