@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'ERR_BAD_RESPONSE'
   | 'ERR_PREMATURE_CLOSE'
   | 'ERR_REDIRECT_LIMIT'
+  | 'ERR_HOST_REFUSED'
   | 'ERR_ABORTED'
   // storage
   | 'ERR_PAGE_DIRECTORY'

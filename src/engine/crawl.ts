@@ -17,6 +17,7 @@ import { ExchangeError } from '../http/connection.js';
 import type { RobotsPolicy } from '../robots/policy.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { CrawlEventSink } from './events.js';
+import { PageScan } from './page-scan.js';
 import { LinkClassifier, type LinkAction } from './link-classifier.js';
 import { Lookahead, type Ready } from './lookahead.js';
 import { pageLinks, type PageLink } from './page-links.js';
@@ -33,13 +34,24 @@ export interface FetchedPage {
   url: HttpUrl;
   depth: number;
   response: FetchResponse;
+  /** Set by the program when it saved the page: the frontier records the ID with the page's links, as one unit. */
+  documentId?: number;
 }
 
 /** What the program wants after seeing a final response. */
 export type PageVerdict = 'scan' | 'done' | 'stop';
 
-/** How the visit of one frontier entry ended: `aborted` means it is to be redone (not committed); `retried`, queued again. */
+/** How the visit of one frontier entry ended: `aborted` means it is to be redone (released); `retried`, queued again. */
 type VisitEnd = 'done' | 'stop' | 'aborted' | 'retried';
+
+type Scan = PageScan<FrontierEntry>;
+
+/** What a visit gives the scheduler to complete the entry with. */
+interface Visit {
+  end: VisitEnd;
+  scan?: Scan | undefined;
+  documentId?: number | undefined;
+}
 
 /** The program's policy. */
 export interface CrawlProgram {
@@ -139,7 +151,7 @@ export class Crawl {
     }
     const perHost = Math.max(1, this.o.connectionsPerHost ?? 1);
     const window = new Lookahead({
-      take: () => frontier.next(),
+      take: () => frontier.take(),
       resolve: (entry) => this.o.program.resolveLink(entry.url, seed),
       fetch: (url) => this.o.fetcher.fetch(url, this.fetchSignal),
       concurrency: Math.max(1, this.o.concurrency ?? 1),
@@ -162,10 +174,13 @@ export class Crawl {
         // Let the window's next request reach the socket before this page is
         // saved and scanned (synchronous work): the server then works while we do.
         if (window.prefetching) await new Promise<void>((resolve) => setImmediate(resolve));
-        const end = await this.visit(ready);
-        if (end === 'aborted') return { pages: this.pages, stoppedBy: 'signal' };
-        if (end === 'retried') frontier.retry(ready.entry);
-        else frontier.commit(ready.entry);
+        const { end, scan, documentId } = await this.visit(ready);
+        if (end === 'aborted') {
+          frontier.release(ready.entry);
+          return { pages: this.pages, stoppedBy: 'signal' };
+        }
+        const added = frontier.complete(ready.entry, end === 'retried' ? { links: [], retry: true } : { links: scan?.links ?? [], documentId });
+        if (scan !== undefined) for (const e of scan.told(added)) this.o.onEvent(e);
         if (end === 'stop') return { pages: this.pages, stoppedBy: 'program' };
       }
     } finally {
@@ -174,12 +189,12 @@ export class Crawl {
   }
 
   /** Fetches one frontier entry, following redirects hop by hop in the same step, and scans it. */
-  private async visit(ready: Ready): Promise<VisitEnd> {
+  private async visit(ready: Ready): Promise<Visit> {
     const { program, onEvent } = this.o;
     const entry = ready.entry;
     if (ready.url === undefined) {
       await program.onFailure(entry, this.o.seed, ready.outcome.error as CrawlerError);
-      return 'done';
+      return { end: 'done' };
     }
     let aborted = false;
     const end = await followRedirects(ready.url, {
@@ -213,48 +228,52 @@ export class Crawl {
         return true;
       },
     });
-    if (aborted) return 'aborted';
+    if (aborted) return { end: 'aborted' };
     const { url, outcome } = end;
     const response = outcome.response;
     if (response === undefined) {
       const err = outcome.error;
       if (!isCrawlerError(err)) throw err;
-      if (err.code === 'ERR_ABORTED') return 'aborted';
+      if (err.code === 'ERR_ABORTED') return { end: 'aborted' };
       // Status 0 means no status line arrived; a response that failed after its head keeps its status.
       onEvent({ type: 'response', url, depth: entry.depth, status: err instanceof ExchangeError ? (err.status ?? 0) : 0, error: err });
-      if (program.retry?.(entry, outcome) === true) return 'retried';
+      if (program.retry?.(entry, outcome) === true) return { end: 'retried' };
       await program.onFailure(entry, url, err);
-      return 'done';
+      return { end: 'done' };
     }
-    if (end.step?.kind !== 'final') return 'done';
-    if (program.retry?.(entry, outcome) === true) return 'retried';
+    if (end.step?.kind !== 'final') return { end: 'done' };
+    if (program.retry?.(entry, outcome) === true) return { end: 'retried' };
     this.pages++;
-    const verdict = await program.onResponse({ entry, url, depth: entry.depth, response });
-    if (verdict === 'scan' && entry.depth < this.o.maxDepth && !(await this.scan(url, entry.depth, response.body))) return 'aborted';
-    return verdict === 'stop' ? 'stop' : 'done';
+    const page: FetchedPage = { entry, url, depth: entry.depth, response };
+    const verdict = await program.onResponse(page);
+    let scan: Scan | undefined;
+    if (verdict === 'scan' && entry.depth < this.o.maxDepth) {
+      scan = await this.scan(url, entry.depth, response.body);
+      if (scan === undefined) return { end: 'aborted' };
+    }
+    return { end: verdict === 'stop' ? 'stop' : 'done', scan, documentId: page.documentId };
   }
 
   /**
    * Extracts, resolves and classifies the links of a page, in document
-   * order. Returns false when a stop signal cut it short (robots.txt answers
-   * fetched after the signal cannot be trusted, so the page is redone).
+   * order: those to queue, and an event for each. Undefined when a stop
+   * signal cut it short (robots.txt answers fetched after the signal cannot
+   * be trusted, so the page is redone).
    */
-  private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<boolean> {
-    const { onEvent, frontier } = this.o;
-    onEvent({ type: 'scanning', url: page, depth });
+  private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<Scan | undefined> {
+    const scan: Scan = new PageScan(page, depth);
     for (const { raw, url, error } of this.links(page, body)) {
       if (url === undefined) {
-        onEvent({ type: 'link', depth, raw, url: undefined, action: 'invalid', error });
+        scan.push({ type: 'link', depth, raw, url: undefined, action: 'invalid', error }, undefined);
         continue;
       }
       // Most links are decided without waiting (robots.txt already known):
       // no promise per link then.
       const action = this.classifier.now(url) ?? (await this.classifier.classify(url));
-      if (this.o.signal?.aborted) return false;
-      if (action === 'follow') frontier.add({ key: url.key, url: url.href, depth: depth + 1 });
-      onEvent({ type: 'link', depth, raw, url, action });
+      if (this.o.signal?.aborted) return undefined;
+      scan.push({ type: 'link', depth, raw, url, action }, { key: url.key, url: url.href, depth: depth + 1 });
     }
-    return true;
+    return scan;
   }
 
   /** The links of a page in document order, resolved against its base. */

@@ -39,10 +39,12 @@ export class PoliteFetcher {
 
   /** One request to `url` in the host's turn (after its politeness wait). `signal` stops a wait early. */
   async fetch(url: HttpUrl, signal: AbortSignal | undefined = this.signal): Promise<FetchResponse> {
+    this.checkRefusal(url);
     let release = await this.politeness.turn(url.origin, signal);
     // A stop signal ends the wait early; the request must then not be sent.
     const checkStop = (): void => {
       if (signal?.aborted) throw new CrawlerError('ERR_ABORTED', `stopped before requesting ${url.href}`, { url: url.href });
+      this.checkRefusal(url);
     };
     try {
       checkStop();
@@ -65,6 +67,12 @@ export class PoliteFetcher {
       // A failed connect still counts as an attempt on the host.
       release();
     }
+  }
+
+  /** A host that asked for a pause beyond the cap is asked nothing more: its pages fail with the server's words. */
+  private checkRefusal(url: HttpUrl): void {
+    const reason = this.politeness.refusalOf(url.origin);
+    if (reason !== undefined) throw new CrawlerError('ERR_HOST_REFUSED', reason, { url: url.href });
   }
 
   /** With back-off: a pushback doubles the host's interval, any other answer restores it. */
@@ -92,7 +100,10 @@ export class PoliteFetcher {
     const { value, ms } = pause;
     let note: string;
     if (ms === undefined) note = `Retry-After: ${JSON.stringify(value)} is no delay and no HTTP-date: not waiting`;
-    else if (ms > this.maxRetryAfterMs) note = `Retry-After: ${value} asks for ${(ms / 1000).toFixed(1)} s, beyond --max-retry-after ${this.maxRetryAfterMs / 1000} s: not waiting`;
+    else if (ms > this.maxRetryAfterMs) {
+      note = `Retry-After: ${value} asks for ${(ms / 1000).toFixed(1)} s, beyond --max-retry-after ${this.maxRetryAfterMs / 1000} s: not waiting, and asking this host nothing more`;
+      this.politeness.refuse(res.url.origin, `not requested: the host answered HTTP ${res.status} with Retry-After: ${value}, beyond --max-retry-after ${this.maxRetryAfterMs / 1000} s`);
+    }
     else {
       this.politeness.pause(res.url.origin, ms);
       note = `HTTP ${res.status} with Retry-After: ${value}: no request to this host for ${(ms / 1000).toFixed(1)} s`;

@@ -30,6 +30,7 @@ import type { HttpUrl } from '../url/http-url.js';
 import type { CrawlEvent, CrawlEventSink } from './events.js';
 import { LinkClassifier, type LinkAction } from './link-classifier.js';
 import { pageLinks } from './page-links.js';
+import { PageScan } from './page-scan.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { redirectStep, type FetchOutcome, type RedirectStep } from './redirects.js';
 import { RobotsGate } from './robots-gate.js';
@@ -230,7 +231,7 @@ export class Worker {
     }
     const staged = await this.o.sink.stage({ url: url.key, depth, body: response.body });
     let result;
-    let scanned: { links: ClaimEntry[]; events: Array<CrawlEvent & { type: 'link' }>; queued: number[] } | undefined;
+    let scanned: PageScan<ClaimEntry> | undefined;
     try {
       scanned = depth < this.o.config.maxDepth ? this.scan(url, depth, response.body) : undefined;
       result = await this.o.store.complete(claim, nothing({ links: scanned?.links ?? [], saved: true }));
@@ -246,22 +247,15 @@ export class Worker {
     staged.publish(result.documentId);
     await store.published(claim); // until now the claim is out: dying before the rename loses nothing
     this.saved++;
-    if (scanned !== undefined) {
-      scanned.queued.forEach((at, i) => {
-        if (!result.added[i]) (scanned.events[at] as CrawlEvent & { type: 'link' }).action = 'duplicate';
-      });
-    }
     onEvent({ type: 'saved', url, depth, id: result.documentId });
-    if (scanned !== undefined) {
-      onEvent({ type: 'scanning', url, depth });
-      for (const e of scanned.events) onEvent(e);
-    }
+    if (scanned !== undefined) for (const e of scanned.told(result.added)) onEvent(e);
   }
 
   /** The host's interval and back-off streak as its row has them (every worker's failures count). */
   private takeHost(claim: Claim): void {
     this.o.politeness.setHostDelay(claim.origin, claim.delayMs);
     this.o.politeness.setStreak(claim.origin, claim.streak);
+    if (claim.refusal !== undefined) this.o.politeness.refuse(claim.origin, claim.refusal);
   }
 
   /** The host's politeness after this claim, for its row: the back-off streak, the interval, and a Retry-After pause in the store's time. */
@@ -272,6 +266,7 @@ export class Worker {
       streak: p.streakOf(claim.origin),
       intervalMs: p.intervalFor(claim.origin),
       pausedUntil: paused === undefined || paused <= before ? undefined : storeTime(claim, before, paused),
+      refusal: p.refusalOf(claim.origin),
     };
   }
 
@@ -303,22 +298,12 @@ export class Worker {
   }
 
   /** The links of a page in document order: those to queue, and a report for each. */
-  private scan(page: HttpUrl, depth: number, body: Buffer): { links: ClaimEntry[]; events: Array<CrawlEvent & { type: 'link' }>; queued: number[] } {
-    const links: ClaimEntry[] = [];
-    const events: Array<CrawlEvent & { type: 'link' }> = [];
-    const queued: number[] = [];
+  private scan(page: HttpUrl, depth: number, body: Buffer): PageScan<ClaimEntry> {
+    const scan = new PageScan<ClaimEntry>(page, depth);
     for (const { raw, url, error } of pageLinks(this.o.extractor.extract(body), page, this.o.program.resolveLink)) {
-      if (url === undefined) {
-        events.push({ type: 'link', depth, raw, url: undefined, action: 'invalid', error });
-        continue;
-      }
-      const action = this.classify(url);
-      if (action === 'follow') {
-        queued.push(events.length);
-        links.push({ key: url.key, url: url.href, depth: depth + 1, origin: url.origin });
-      }
-      events.push({ type: 'link', depth, raw, url, action });
+      if (url === undefined) scan.push({ type: 'link', depth, raw, url: undefined, action: 'invalid', error }, undefined);
+      else scan.push({ type: 'link', depth, raw, url, action: this.classify(url) }, { key: url.key, url: url.href, depth: depth + 1, origin: url.origin });
     }
-    return { links, events, queued };
+    return scan;
   }
 }

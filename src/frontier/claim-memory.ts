@@ -53,6 +53,7 @@ interface Host {
   nextFetchAt: number;
   /** Consecutive push-backs (back-off). */
   streak: number;
+  refusal: string | undefined;
   /** The token of the claim holding the host, and until when. */
   reservedBy: number;
   reservedUntil: number;
@@ -102,6 +103,7 @@ export class MemoryClaimStore implements ClaimStore {
           delayMs: cfg.delayMs,
           nextFetchAt: -Infinity,
           streak: 0,
+          refusal: undefined,
           reservedBy: 0,
           reservedUntil: -Infinity,
           pending: [],
@@ -139,7 +141,7 @@ export class MemoryClaimStore implements ClaimStore {
         host.robotsState = 1;
         host.reservedBy = token;
         host.reservedUntil = leaseUntil;
-        return { claim: { kind: 'robots', id: host.id, token, origin: host.origin, key: robotsUrlOf(host.origin), url: robotsUrlOf(host.origin), depth: row.depth, delayMs: host.delayMs, robots: undefined, clock: now, attempts: 0, streak: host.streak } };
+        return { claim: { kind: 'robots', id: host.id, token, origin: host.origin, key: robotsUrlOf(host.origin), url: robotsUrlOf(host.origin), depth: row.depth, delayMs: host.delayMs, robots: undefined, clock: now, attempts: 0, streak: host.streak, refusal: host.refusal } };
       }
       host.pending.splice(host.pending.indexOf(row), 1);
       row.state = CLAIMED;
@@ -151,7 +153,7 @@ export class MemoryClaimStore implements ClaimStore {
         host.reservedBy = token;
         host.reservedUntil = leaseUntil;
       }
-      return { claim: { kind: 'page', id: row.id, token, origin: host.origin, key: row.key, url: row.url, depth: row.depth, delayMs: host.delayMs, robots: host.robots, clock: now, attempts: row.attempts, streak: host.streak } };
+      return { claim: { kind: 'page', id: row.id, token, origin: host.origin, key: row.key, url: row.url, depth: row.depth, delayMs: host.delayMs, robots: host.robots, clock: now, attempts: row.attempts, streak: host.streak, refusal: host.refusal } };
     }
     if (waitUntil < Infinity) return { waitMs: clampWait(waitUntil - now) };
     // Claims out may add links: poll.
@@ -210,6 +212,7 @@ export class MemoryClaimStore implements ClaimStore {
     }
     host.nextFetchAt = nextFetchAfter(host.nextFetchAt, host.delayMs, c);
     if (c.host !== undefined) host.streak = c.host.streak;
+    host.refusal ??= c.host?.refusal;
     if (host.reservedBy === claim.token) {
       host.reservedBy = 0;
       host.reservedUntil = -Infinity;

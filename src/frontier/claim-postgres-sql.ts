@@ -52,7 +52,8 @@ CREATE TABLE IF NOT EXISTS pc_hosts (
   next_fetch_at double precision NOT NULL DEFAULT '-Infinity',
   reserved_by bigint NOT NULL DEFAULT 0,
   reserved_until double precision NOT NULL DEFAULT '-Infinity',
-  streak int NOT NULL DEFAULT 0               -- consecutive push-backs (back-off), for every worker
+  streak int NOT NULL DEFAULT 0,              -- consecutive push-backs (back-off), for every worker
+  refusal text                                -- set when it asked for a pause beyond the cap: its pages fail with it
 );
 CREATE TABLE IF NOT EXISTS pc_queue (
   id bigserial PRIMARY KEY,
@@ -104,7 +105,7 @@ END $$;
 -- An earlier version's pc_claim (a changed result type cannot be replaced). Only
 -- then: dropping the current one would pull it from under workers running it.
 DO $$ BEGIN
-  IF EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'pc_claim' AND NOT ('streak' = ANY (coalesce(proargnames, '{}')))) THEN
+  IF EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'pc_claim' AND NOT ('refusal' = ANY (coalesce(proargnames, '{}')))) THEN
     DROP FUNCTION pc_claim(double precision, boolean, double precision);
   END IF;
 END $$;
@@ -113,7 +114,7 @@ DROP FUNCTION IF EXISTS pc_complete(text, bigint, bigint, text, double precision
 CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean, p_poll double precision)
 RETURNS TABLE (kind text, id bigint, token bigint, origin text, key text, url text, depth int,
                delay_ms double precision, robots_status int, robots_body text, clock double precision, wait_ms double precision,
-               attempts int, streak int)
+               attempts int, streak int, refusal text)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now double precision := pc_now();
@@ -129,7 +130,7 @@ BEGIN
   FOR attempt IN 1..8 LOOP
     -- The ready host with the shallowest waiting URL (read only: the lock comes next).
     SELECT ph.id AS hid, ph.origin AS horigin, ph.robots_state AS rstate, ph.robots_status AS rstatus,
-           ph.robots_body AS rbody, ph.delay_ms AS hdelay, ph.streak AS hstreak, f.depth AS fdepth
+           ph.robots_body AS rbody, ph.delay_ms AS hdelay, ph.streak AS hstreak, ph.refusal AS hrefusal, f.depth AS fdepth
       INTO h
       FROM pc_hosts ph
       CROSS JOIN LATERAL (
@@ -160,7 +161,7 @@ BEGIN
       -- The host's robots.txt comes first (also when an earlier robots claim's lease ran out).
       UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
       RETURN QUERY SELECT 'robots'::text, h.hid, v_token, h.horigin, h.horigin || '/robots.txt', h.horigin || '/robots.txt',
-        h.fdepth, h.hdelay, NULL::int, NULL::text, v_now, NULL::double precision, 0, h.hstreak;
+        h.fdepth, h.hdelay, NULL::int, NULL::text, v_now, NULL::double precision, 0, h.hstreak, h.hrefusal;
       RETURN;
     END IF;
     -- The host's first waiting URL that no concurrent claim is taking (a host with no delay is not held).
@@ -176,7 +177,7 @@ BEGIN
       UPDATE pc_hosts SET reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
     END IF;
     RETURN QUERY SELECT 'page'::text, w.id, v_token, h.horigin, w.key, w.url, w.depth, h.hdelay,
-      h.rstatus, h.rbody, v_now, NULL::double precision, w.attempts, h.hstreak;
+      h.rstatus, h.rbody, v_now, NULL::double precision, w.attempts, h.hstreak, h.hrefusal;
     RETURN;
   END LOOP;
   -- When the next host with work is free; a held host (or only claims out) means: poll.
@@ -187,13 +188,13 @@ BEGIN
   END IF;
   IF v_free IS NULL THEN RETURN; END IF; -- nothing waiting, no claim out: the crawl is done
   RETURN QUERY SELECT NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::int,
-    NULL::double precision, NULL::int, NULL::text, v_now, greatest(v_free - v_now, 0), NULL::int, NULL::int;
+    NULL::double precision, NULL::int, NULL::text, v_now, greatest(v_free - v_now, 0), NULL::int, NULL::int, NULL::text;
 END $$;
 
 CREATE OR REPLACE FUNCTION pc_complete(p_kind text, p_id bigint, p_token bigint, p_origin text, p_started double precision,
   p_saved boolean, p_keys text[], p_urls text[], p_depths int[], p_origins text[],
   p_robots_status int, p_robots_body text, p_robots_delay double precision,
-  p_retry boolean, p_interval double precision, p_paused double precision, p_streak int)
+  p_retry boolean, p_interval double precision, p_paused double precision, p_streak int, p_refusal text)
 RETURNS TABLE (ok boolean, doc bigint, inserted text[]) LANGUAGE plpgsql AS $$
 DECLARE
   v_new text[] := '{}';
@@ -216,14 +217,14 @@ BEGIN
     IF cardinality(p_keys) > 0 AND NOT (p_retry AND NOT p_saved) THEN v_new := pc_add(p_keys, p_urls, p_depths, p_origins); END IF;
     UPDATE pc_hosts SET
       next_fetch_at = greatest(next_fetch_at, p_started + coalesce(p_interval, delay_ms), p_paused),
-      streak = coalesce(p_streak, pc_hosts.streak),
+      streak = coalesce(p_streak, pc_hosts.streak), refusal = coalesce(pc_hosts.refusal, p_refusal),
       reserved_by = CASE WHEN reserved_by = p_token THEN 0 ELSE reserved_by END,
       reserved_until = CASE WHEN reserved_by = p_token THEN '-Infinity' ELSE reserved_until END
       WHERE pc_hosts.origin = p_origin;
   ELSE
     UPDATE pc_hosts SET robots_state = 2, robots_status = p_robots_status, robots_body = p_robots_body, delay_ms = p_robots_delay,
       next_fetch_at = greatest(next_fetch_at, p_started + coalesce(p_interval, p_robots_delay), p_paused),
-      streak = coalesce(p_streak, pc_hosts.streak), reserved_by = 0, reserved_until = '-Infinity'
+      streak = coalesce(p_streak, pc_hosts.streak), refusal = coalesce(pc_hosts.refusal, p_refusal), reserved_by = 0, reserved_until = '-Infinity'
       WHERE pc_hosts.origin = p_origin AND pc_hosts.robots_state = 1 AND pc_hosts.reserved_by = p_token;
     IF NOT FOUND THEN RETURN QUERY SELECT false, NULL::bigint, '{}'::text[]; RETURN; END IF;
   END IF;

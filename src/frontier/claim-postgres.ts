@@ -43,6 +43,7 @@ interface ClaimRow {
   wait_ms: number | null;
   attempts: number | null;
   streak: number | null;
+  refusal: string | null;
 }
 
 export interface PostgresClaimStoreOptions {
@@ -149,6 +150,7 @@ export class PostgresClaimStore implements ClaimStore {
         clock: row.clock,
         attempts: row.attempts ?? 0,
         streak: row.streak ?? 0,
+        refusal: row.refusal ?? undefined,
       },
     };
   }
@@ -156,11 +158,11 @@ export class PostgresClaimStore implements ClaimStore {
   async complete(claim: Claim, c: Completion): Promise<CompletionResult> {
     const [keys, urls, depths, origins] = columns(c.links);
     const r = await this.query<{ ok: boolean; doc: string | null; inserted: string[] }>(
-      'SELECT * FROM pc_complete($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)',
+      'SELECT * FROM pc_complete($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)',
       [
         claim.kind, claim.id, claim.token, claim.origin, c.startedAt ?? null, c.saved, keys, urls, depths, origins,
         c.robots?.answer.status ?? null, c.robots?.answer.body ?? null, c.robots?.delayMs ?? null,
-        c.retry === true, c.host?.intervalMs ?? null, c.host?.pausedUntil ?? null, c.host?.streak ?? null,
+        c.retry === true, c.host?.intervalMs ?? null, c.host?.pausedUntil ?? null, c.host?.streak ?? null, c.host?.refusal ?? null,
       ],
       'pc_complete',
     );

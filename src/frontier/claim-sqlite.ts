@@ -26,7 +26,7 @@ import {
   type CompletionResult,
 } from './claim-store.js';
 
-// 3: queue.attempts and hosts.streak (retries and back-off shared by the workers).
+// 3: queue.attempts, hosts.streak and hosts.refusal (retries, back-off and refusals shared by the workers).
 const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS hosts (
   id INTEGER PRIMARY KEY, origin TEXT NOT NULL UNIQUE, robots_state INTEGER NOT NULL, robots_status INTEGER, robots_body TEXT,
   delay_ms REAL NOT NULL, next_fetch_at REAL NOT NULL DEFAULT 0, reserved_by INTEGER NOT NULL DEFAULT 0, reserved_until REAL NOT NULL DEFAULT 0,
-  streak INTEGER NOT NULL DEFAULT 0);
+  streak INTEGER NOT NULL DEFAULT 0, refusal TEXT);
 CREATE TABLE IF NOT EXISTS queue (
   id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, key TEXT NOT NULL, url TEXT NOT NULL, depth INTEGER NOT NULL,
   state INTEGER NOT NULL DEFAULT 0, token INTEGER NOT NULL DEFAULT 0, lease_until REAL NOT NULL DEFAULT 0, doc INTEGER,
@@ -55,6 +55,7 @@ interface Candidate {
   robots_body: string | null;
   delay_ms: number;
   streak: number;
+  refusal: string | null;
   qid: number;
   key: string;
   url: string;
@@ -103,7 +104,7 @@ export class SqliteClaimStore implements ClaimStore {
       queue: p('INSERT INTO queue (host_id, key, url, depth) VALUES (?, ?, ?, ?)'),
       floor: p('SELECT min(depth) FROM queue WHERE state < 2').pluck(),
       candidate: p(`
-        SELECT h.id AS hid, h.origin, h.robots_state, h.robots_status, h.robots_body, h.delay_ms, h.streak, q.id AS qid, q.key, q.url, q.depth, q.attempts
+        SELECT h.id AS hid, h.origin, h.robots_state, h.robots_status, h.robots_body, h.delay_ms, h.streak, h.refusal, q.id AS qid, q.key, q.url, q.depth, q.attempts
         FROM hosts h JOIN queue q ON q.id = (
           SELECT w.id FROM queue w WHERE w.host_id = h.id AND w.state = 0 AND (@floor IS NULL OR w.depth = @floor) ORDER BY w.depth, w.id LIMIT 1)
         WHERE h.next_fetch_at <= @now AND h.reserved_until < @now
@@ -126,12 +127,12 @@ export class SqliteClaimStore implements ClaimStore {
       pageRetry: p('UPDATE queue SET id = (SELECT max(id) + 1 FROM queue), state = 0, token = 0, attempts = attempts + 1 WHERE id = ? AND token = ? AND state = 1'),
       hostDone: p(`UPDATE hosts SET
         next_fetch_at = max(next_fetch_at, CASE WHEN @started IS NULL THEN next_fetch_at ELSE @started + coalesce(@interval, delay_ms) END, coalesce(@paused, next_fetch_at)),
-        streak = coalesce(@streak, streak),
+        streak = coalesce(@streak, streak), refusal = coalesce(refusal, @refusal),
         reserved_until = CASE WHEN reserved_by = @token THEN 0 ELSE reserved_until END,
         reserved_by = CASE WHEN reserved_by = @token THEN 0 ELSE reserved_by END WHERE origin = @origin`),
       robotsDone: p(`UPDATE hosts SET robots_state = 2, robots_status = @status, robots_body = @body, delay_ms = @delay,
         next_fetch_at = max(next_fetch_at, CASE WHEN @started IS NULL THEN next_fetch_at ELSE @started + coalesce(@interval, @delay) END, coalesce(@paused, next_fetch_at)),
-        streak = coalesce(@streak, streak), reserved_by = 0, reserved_until = 0
+        streak = coalesce(@streak, streak), refusal = coalesce(refusal, @refusal), reserved_by = 0, reserved_until = 0
         WHERE origin = @origin AND robots_state = 1 AND reserved_by = @token`),
       robotsBack: p('UPDATE hosts SET robots_state = 0 WHERE origin = ? AND robots_state = 1 AND reserved_by = ?'),
       unreserve: p('UPDATE hosts SET reserved_by = 0, reserved_until = 0 WHERE origin = ? AND reserved_by = ?'),
@@ -210,20 +211,20 @@ export class SqliteClaimStore implements ClaimStore {
       if (c.robots_state !== 2) {
         this.stmt('robotsClaim').run(token, until, c.hid);
         const url = robotsUrlOf(c.origin);
-        return { claim: { kind: 'robots', id: c.hid, token, origin: c.origin, key: url, url, depth: c.depth, delayMs: c.delay_ms, robots: undefined, clock: now, attempts: 0, streak: c.streak } };
+        return { claim: { kind: 'robots', id: c.hid, token, origin: c.origin, key: url, url, depth: c.depth, delayMs: c.delay_ms, robots: undefined, clock: now, attempts: 0, streak: c.streak, refusal: c.refusal ?? undefined } };
       }
       this.stmt('pageClaim').run(token, until, c.qid);
       // A host with no interval is not held: any number of workers may fetch it at once.
       if (c.delay_ms > 0) this.stmt('reserve').run(token, until, c.hid);
       const robots = c.robots_status === null ? undefined : { status: c.robots_status, body: c.robots_body ?? '' };
-      return { claim: { kind: 'page', id: c.qid, token, origin: c.origin, key: c.key, url: c.url, depth: c.depth, delayMs: c.delay_ms, robots, clock: now, attempts: c.attempts, streak: c.streak } };
+      return { claim: { kind: 'page', id: c.qid, token, origin: c.origin, key: c.key, url: c.url, depth: c.depth, delayMs: c.delay_ms, robots, clock: now, attempts: c.attempts, streak: c.streak, refusal: c.refusal ?? undefined } };
     });
   }
 
   async complete(claim: Claim, c: Completion): Promise<CompletionResult> {
     return this.tx((): CompletionResult => {
       const started = c.startedAt ?? null;
-      const timing = { started, interval: c.host?.intervalMs ?? null, paused: c.host?.pausedUntil ?? null, streak: c.host?.streak ?? null };
+      const timing = { started, interval: c.host?.intervalMs ?? null, paused: c.host?.pausedUntil ?? null, streak: c.host?.streak ?? null, refusal: c.host?.refusal ?? null };
       let added: boolean[] = [];
       let documentId: number | undefined;
       if (claim.kind === 'page') {

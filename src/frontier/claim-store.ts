@@ -80,6 +80,8 @@ export interface Claim {
   attempts: number;
   /** The host's consecutive push-backs (429, 5xx, timeouts, resets) across all workers: its back-off. */
   streak: number;
+  /** Set when the host asked for a pause beyond the cap: why none of its pages is requested any more. */
+  refusal: string | undefined;
 }
 
 /** What `claim` gives: a claim, a time to wait before asking again, or the end of the crawl. */
@@ -116,6 +118,8 @@ export interface HostTiming {
   streak: number;
   intervalMs: number;
   pausedUntil: number | undefined;
+  /** The host asked for a pause beyond --max-retry-after: its pages fail with this reason (kept once set). */
+  refusal?: string | undefined;
 }
 
 export interface CompletionResult {

@@ -3,13 +3,17 @@
  * are added at their parent's depth + 1 while pages are taken in order, so
  * FIFO order is breadth-first order. Nothing survives the process.
  */
-import type { FrontierEntry, FrontierStore } from './store.js';
+import type { FrontierEntry, FrontierStore, PageCompletion } from './store.js';
 
 export class MemoryFrontier implements FrontierStore {
   private readonly seen = new Set<string>();
   private queue: Array<FrontierEntry | undefined> = [];
   private head = 0;
   private lastId = 0;
+  /** Entries given back (taken again first). */
+  private readonly released: FrontierEntry[] = [];
+  /** Keys marked seen while the current page was processed (forgotten when it is released). */
+  private pageSeen: string[] = [];
 
   add(entry: FrontierEntry): boolean {
     if (this.seen.has(entry.key)) return false;
@@ -21,6 +25,7 @@ export class MemoryFrontier implements FrontierStore {
   markSeen(key: string): boolean {
     if (this.seen.has(key)) return false;
     this.seen.add(key);
+    this.pageSeen.push(key);
     return true;
   }
 
@@ -28,11 +33,25 @@ export class MemoryFrontier implements FrontierStore {
     return this.seen.has(key);
   }
 
-  retry(entry: FrontierEntry): void {
-    this.queue.push({ ...entry, attempts: (entry.attempts ?? 0) + 1 });
+  complete(entry: FrontierEntry, c: PageCompletion): boolean[] {
+    this.pageSeen = [];
+    if (c.retry === true) {
+      this.queue.push({ ...entry, attempts: (entry.attempts ?? 0) + 1 });
+      return c.links.map(() => false);
+    }
+    if (c.documentId !== undefined) this.lastId = c.documentId;
+    return c.links.map((link) => this.add(link));
   }
 
-  next(): FrontierEntry | undefined {
+  release(entry: FrontierEntry): void {
+    for (const key of this.pageSeen) this.seen.delete(key);
+    this.pageSeen = [];
+    this.released.push(entry);
+  }
+
+  take(): FrontierEntry | undefined {
+    const back = this.released.pop();
+    if (back !== undefined) return back;
     if (this.head >= this.queue.length) return undefined;
     const e = this.queue[this.head];
     this.queue[this.head] = undefined; // let it be collected
@@ -45,20 +64,12 @@ export class MemoryFrontier implements FrontierStore {
     return e;
   }
 
-  recordDocument(id: number): void {
-    this.lastId = id;
-  }
-
-  commit(): void {
-    // Nothing to make durable.
-  }
-
   get lastDocumentId(): number {
     return this.lastId;
   }
 
   get pending(): number {
-    return this.queue.length - this.head;
+    return this.queue.length - this.head + this.released.length;
   }
 
   close(): void {

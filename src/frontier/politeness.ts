@@ -40,6 +40,8 @@ export class Politeness {
   private readonly failures = new Map<string, number>();
   /** Hosts a server asked to pause (Retry-After), until when (the clock's ms). */
   private readonly pausedUntil = new Map<string, number>();
+  /** Hosts that asked for a pause beyond --max-retry-after: why nothing more is requested of them. */
+  private readonly refusals = new Map<string, string>();
   private readonly observer: PacingObserver | undefined;
 
   constructor(options: PolitenessOptions) {
@@ -94,8 +96,10 @@ export class Politeness {
 
   /** Sets the host's back-off streak (a shared crawl keeps it on the host's row, for every worker). */
   setStreak(host: string, streak: number): void {
+    const was = this.failures.get(host) ?? 0;
     if (streak > 0) this.failures.set(host, Math.min(30, streak));
     else this.failures.delete(host);
+    if ((this.failures.get(host) ?? 0) !== was) this.changed(host);
   }
 
   /** A try at `host` succeeded: its interval is restored. */
@@ -122,6 +126,20 @@ export class Politeness {
     if (until <= (this.pausedUntil.get(host) ?? Number.NEGATIVE_INFINITY)) return;
     this.pausedUntil.set(host, until);
     this.changed(host);
+  }
+
+  /**
+   * A server asked for a pause longer than the crawl grants (beyond
+   * --max-retry-after): nothing more is requested of `host`, and its waiting
+   * pages fail with `reason`, which quotes the server, rather than waiting.
+   */
+  refuse(host: string, reason: string): void {
+    if (!this.refusals.has(host)) this.refusals.set(host, reason);
+  }
+
+  /** Why `host` is no longer asked anything, or undefined. */
+  refusalOf(host: string): string | undefined {
+    return this.refusals.get(host);
   }
 
   /** When the host's pause ends (the clock's ms), or undefined when it was never paused. */

@@ -19,7 +19,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
 import { STATE_FILE } from '../sink/state-file.js';
-import type { FrontierEntry, FrontierStore } from './store.js';
+import type { FrontierEntry, FrontierStore, PageCompletion } from './store.js';
 
 export { STATE_FILE };
 // 2: urls.attempts (retries survive a resume).
@@ -60,8 +60,10 @@ export class SqliteFrontier implements FrontierStore {
   private readonly tx: Record<'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
   private inTransaction = false;
   private inPage = false;
-  /** The document ID the page in progress took (not yet released). */
-  private pageId: number | undefined;
+  /** Keys the page in progress inserted (forgotten by the cache when it is released). */
+  private pageKeys: string[] = [];
+  /** Entries given back (taken again first). */
+  private readonly released: FrontierEntry[] = [];
   /** The last document ID written to the database. */
   private storedId = 0;
   private lastCommit = performance.now();
@@ -177,7 +179,6 @@ export class SqliteFrontier implements FrontierStore {
       this.tx.release.run();
       this.inPage = false;
     }
-    this.pageId = undefined;
     if (this.inTransaction) {
       if (this.lastId !== this.storedId) this.stmt.setMeta.run('lastId', String(this.lastId));
       this.tx.commit.run();
@@ -197,7 +198,10 @@ export class SqliteFrontier implements FrontierStore {
     if (this.cache !== undefined && this.cache.has(key)) return false;
     this.begin();
     const changed = this.stmt.insert.run(key, url, depth, state).changes === 1;
-    if (changed) this.remember(key);
+    if (changed) {
+      this.remember(key);
+      this.pageKeys.push(key);
+    }
     return changed;
   }
 
@@ -220,7 +224,12 @@ export class SqliteFrontier implements FrontierStore {
     return this.guard(() => this.stmt.seen.get(key) !== undefined);
   }
 
-  next(): FrontierEntry | undefined {
+  take(): FrontierEntry | undefined {
+    const back = this.released.pop();
+    if (back !== undefined) {
+      this.pendingCount--;
+      return back;
+    }
     if (this.buffer.length === 0) {
       this.buffer = this.guard(() => this.stmt.batch.all(this.cursor) as Row[]).reverse();
       if (this.buffer.length === 0) return undefined;
@@ -231,32 +240,41 @@ export class SqliteFrontier implements FrontierStore {
     return row.attempts === 0 ? { key: row.key, url: row.url, depth: row.depth } : { key: row.key, url: row.url, depth: row.depth, attempts: row.attempts };
   }
 
-  retry(entry: FrontierEntry): void {
-    this.guard(() => {
+  complete(entry: FrontierEntry, c: PageCompletion): boolean[] {
+    return this.guard(() => {
       this.begin();
-      this.stmt.retry.run(entry.key);
-      this.pendingCount++;
+      let added: boolean[];
+      if (c.retry === true) {
+        this.stmt.retry.run(entry.key);
+        this.pendingCount++;
+        added = c.links.map(() => false);
+      } else {
+        added = c.links.map((link) => this.addUnguarded(link));
+        this.stmt.done.run(entry.key);
+        // Written with the group commit, not per page: only a completed page's ID counts.
+        if (c.documentId !== undefined) this.lastId = c.documentId;
+      }
       this.tx.release.run();
       this.inPage = false;
+      this.pageKeys = [];
       if (performance.now() - this.lastCommit >= this.commitIntervalMs) this.flushUnguarded();
+      return added;
     });
   }
 
-  recordDocument(id: number): void {
-    // Written with the group commit, not per page: only a released page's ID counts.
-    this.pageId = id;
-  }
-
-  commit(entry: FrontierEntry): void {
+  release(entry: FrontierEntry): void {
     this.guard(() => {
-      this.begin();
-      this.stmt.done.run(entry.key);
-      if (this.pageId !== undefined) this.lastId = this.pageId;
-      this.pageId = undefined;
-      this.tx.release.run();
-      this.inPage = false;
-      if (performance.now() - this.lastCommit >= this.commitIntervalMs) this.flushUnguarded();
+      // What the page marked seen is undone; the entry is still waiting on disk.
+      if (this.inPage) {
+        this.tx.rollbackTo.run();
+        this.tx.release.run();
+        this.inPage = false;
+      }
     });
+    for (const key of this.pageKeys) this.cache?.delete(key);
+    this.pageKeys = [];
+    this.released.push(entry);
+    this.pendingCount++;
   }
 
   /** Runs a database step; a failure (disk full, I/O error) becomes one clear ERR_STATE. */

@@ -1,16 +1,20 @@
 /**
- * The frontier store: the crawl's seen set and its breadth-first queue,
- * behind a narrow interface so that durable (SQLite) and shared stores can
- * take the in-memory one's place. One contract test suite runs over every
- * implementation (test/frontier/store-contract.test.ts).
+ * The private frontier store: the crawl's seen set and its breadth-first
+ * queue, for one process. It has the shared frontier's shape (ClaimStore:
+ * take the next URL, complete it with its links, or release it), without
+ * claims, leases or hosts: one process takes entries in strict order, and
+ * the scheduler (the ordered window, src/engine/lookahead.ts) decides when
+ * each is fetched. The contract suites (test/frontier/store-contract.test.ts,
+ * and test/frontier/queue-contract.test.ts over private and shared stores
+ * alike) hold every implementation to it.
  *
- * Durability model: everything a page changes (the links it added, the
- * document ID it took, the entry itself being done) is one unit, closed by
- * `commit(entry)`. A store may write several such units to disk together
- * (the SQLite store does, at most 100 ms apart) and writes all closed ones
- * at `close()`. An entry whose unit is not on disk (a crash, an abort) is
- * taken again after a restart, in the same order, so a resumed crawl
- * redoes the same pages under the same IDs.
+ * Durability model: everything a page changes (the links it queued, the
+ * document ID it took, the entry itself being done or queued again) is one
+ * unit, closed by `complete(entry, ...)`. A store may write several such
+ * units to disk together (the SQLite store does, at most 100 ms apart) and
+ * writes all closed ones at `close()`. An entry whose unit is not on disk (a
+ * crash, an abort, a `release`) is taken again after a restart, in the same
+ * order, so a resumed crawl redoes the same pages under the same IDs.
  */
 
 /** A URL waiting to be fetched. `url` is the href (host as written); `key` its identity. */
@@ -22,10 +26,24 @@ export interface FrontierEntry {
   attempts?: number;
 }
 
+/** How the processing of a taken entry ended (ClaimStore's Completion, for one process). */
+export interface PageCompletion {
+  /** Links to queue, in document order (in scope, below the depth limit); duplicates are the store's to say. */
+  links: readonly FrontierEntry[];
+  /** The document ID the page was saved under, if it was. */
+  documentId?: number | undefined;
+  /**
+   * Queue the entry again, at the end of the queue (later in the crawl, at
+   * its depth), with one more attempt counted: its try failed in a way
+   * worth retrying. Its links are not queued.
+   */
+  retry?: boolean;
+}
+
 export interface FrontierStore {
   /**
    * Marks `entry.key` as seen and queues the entry when it was not seen
-   * before. Returns true when it was new (queued), false for a duplicate.
+   * before (the seed). Returns true when it was new (queued), false for a duplicate.
    */
   add(entry: FrontierEntry): boolean;
   /** Marks a key as seen without queueing it (a redirect's target once followed). Returns true when new. */
@@ -33,17 +51,19 @@ export interface FrontierStore {
   /** True when the key was seen before. */
   isSeen(key: string): boolean;
   /** Takes the next entry in breadth-first order (shallowest, then oldest), or undefined when none is left. */
-  next(): FrontierEntry | undefined;
-  /** Records that the page being processed was saved under document ID `id`. */
-  recordDocument(id: number): void;
-  /** Makes the processing of `entry` (and what it added) durable. */
-  commit(entry: FrontierEntry): void;
+  take(): FrontierEntry | undefined;
   /**
-   * Queues `entry` again, at the end of the queue (later in the crawl, at its
-   * depth), with one more attempt counted: its try failed in a way worth
-   * retrying. It counts as the processing of `entry`: no `commit` follows.
+   * Ends the processing of the entry taken first and not yet ended, as one
+   * unit: its links queued (for each, in order: true when new, false for a
+   * duplicate, a repeat on the page included), its document ID, and the
+   * entry done, or queued again for a retry.
    */
-  retry(entry: FrontierEntry): void;
+  complete(entry: FrontierEntry, completion: PageCompletion): boolean[];
+  /**
+   * Gives the entry back untouched (a stop cut its processing short): what
+   * its processing marked seen is forgotten, and it is the next one taken.
+   */
+  release(entry: FrontierEntry): void;
   /** The highest document ID committed so far (0 when none). */
   readonly lastDocumentId: number;
   /** Entries queued and not yet taken. */

@@ -57,7 +57,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
         return 'done';
       }
       const id = await sink.save({ url: url.key, depth: page.depth, body: response.body });
-      frontier.recordDocument(id);
+      page.documentId = id;
       onEvent({ type: 'saved', url, depth: page.depth, id });
       log.flush();
       progress.update(() => `crawler: ${sink.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${page.depth}`);

@@ -91,12 +91,16 @@ test('429 with Retry-After: 2: no request to that host for 2 s, then the page is
   assert.match(r.stderr, /HTTP 429 with Retry-After: 2/);
 });
 
-test('a Retry-After above --max-retry-after: no wait, no retry; the page fails with the server\'s value in the reason', async () => {
-  const s = await site({ '/': ok('<a href="/busy.html">b</a>', HTML), '/busy.html': answer(429, '', 'Retry-After: 3600\r\n') });
+test('a Retry-After above --max-retry-after: no wait, no retry; the page fails with the server\'s value, and so do the host\'s waiting pages, unrequested', async () => {
+  const s = await site({ '/': ok('<a href="/busy.html">b</a> <a href="/later.html">l</a>', HTML), '/busy.html': answer(429, '', 'Retry-After: 3600\r\n'), '/later.html': ok('later', HTML) });
   const t0 = performance.now();
   const r = await crawl(['--delay', '0', '--max-retry-after', '60', `${s.origin}/`, temp(), '1']);
   assert.equal(r.code, 0, r.stderr);
   assert.ok(performance.now() - t0 < 20_000, 'it did not wait');
   assert.equal(s.requests.filter((q) => q.path === '/busy.html').length, 1);
-  assert.deepEqual(r.stdout.split('\n').filter((l) => /Failed/.test(l)), [cs50Line(1, 'Failed', `${s.origin}/busy.html`, '(HTTP 429, Retry-After: 3600, beyond --max-retry-after 60 s)')]);
+  assert.equal(s.requests.filter((q) => q.path === '/later.html').length, 0, 'the host was asked nothing more');
+  assert.deepEqual(r.stdout.split('\n').filter((l) => /Failed/.test(l)), [
+    cs50Line(1, 'Failed', `${s.origin}/busy.html`, '(HTTP 429, Retry-After: 3600, beyond --max-retry-after 60 s)'),
+    cs50Line(1, 'Failed', `${s.origin}/later.html`, '(not requested: the host answered HTTP 429 with Retry-After: 3600, beyond --max-retry-after 60 s)'),
+  ]);
 });

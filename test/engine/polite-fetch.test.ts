@@ -7,6 +7,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { isCrawlerError } from '../../src/errors.js';
 import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
 import { Politeness } from '../../src/frontier/politeness.js';
 import { HttpClient } from '../../src/http/client.js';
@@ -126,8 +127,9 @@ test('503 with an HTTP-date read against the response\'s Date (a server an hour 
   assert.ok(gap >= 1000 && gap < 5000, `the next request came ${gap.toFixed(1)} ms after the 503`);
 });
 
-test('a Retry-After beyond --max-retry-after is not waited for, and the note quotes the server', async () => {
+test('a Retry-After beyond --max-retry-after is not waited for: the host is asked nothing more (its pages fail quoting the server), another host goes on', async () => {
   const { server, arrivals } = await serveRaw({ '/busy': 'HTTP/1.1 429 Too Many\r\nRetry-After: 3600\r\nContent-Length: 0\r\n\r\n', '/next': ok('next') });
+  const other = await serveRaw({ '/up': ok('up') });
   const politeness = new Politeness({ delayMs: 0 });
   const client = new HttpClient({ userAgent: 'polite-fetch-test' });
   try {
@@ -135,12 +137,14 @@ test('a Retry-After beyond --max-retry-after is not waited for, and the note quo
     const busy = await fetcher.fetch(parseHttpUrl(`${server.origin}/busy`));
     assert.match(busy.notes?.join('\n') ?? '', /Retry-After: 3600 asks for 3600\.0 s, beyond --max-retry-after 120 s: not waiting/);
     const t0 = performance.now();
-    assert.equal((await fetcher.fetch(parseHttpUrl(`${server.origin}/next`))).status, 200);
+    await assert.rejects(fetcher.fetch(parseHttpUrl(`${server.origin}/next`)), (err: unknown) =>
+      isCrawlerError(err) && err.code === 'ERR_HOST_REFUSED' && /HTTP 429 with Retry-After: 3600, beyond --max-retry-after 120 s/.test(err.message));
     assert.ok(performance.now() - t0 < 2000, 'no pause');
+    assert.equal((await fetcher.fetch(parseHttpUrl(`${other.server.origin}/up`))).status, 200, 'another host is not refused');
   } finally {
     client.close();
   }
-  assert.equal(arrivals.length, 2);
+  assert.equal(arrivals.length, 1, 'nothing more was requested of the host');
   assert.equal(politeness.pausedUntilOf(`${server.origin}`), undefined, 'the host was never paused');
 });
 

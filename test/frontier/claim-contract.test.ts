@@ -264,6 +264,16 @@ for (const [name, make, skip] of factories) {
       const last = page(await a.claim(opts));
       assert.ok(last.clock >= next.clock + 300, `claimed ${last.clock - next.clock} ms after the request start`);
       assert.equal(last.streak, 0);
+      assert.equal(last.refusal, undefined);
+      // A pause beyond the cap: the host's refusal travels with its later claims, and a later completion cannot clear it.
+      await a.add([e(A, '/3', 1), e(A, '/4', 1)]);
+      await a.complete(last, done({ startedAt: last.clock, host: { streak: 1, intervalMs: 50, pausedUntil: undefined, refusal: 'asked for 3600 s' } }));
+      await sleep(110);
+      const refused = page(await b.claim(opts));
+      assert.equal(refused.refusal, 'asked for 3600 s');
+      await b.complete(refused, done({ host: { streak: 1, intervalMs: 50, pausedUntil: undefined } }));
+      await sleep(60);
+      assert.equal(page(await a.claim(opts)).refusal, 'asked for 3600 s');
     });
 
     test('a lease that runs out gives the URL to another worker; the late completion is refused and saves nothing', { skip }, async () => {

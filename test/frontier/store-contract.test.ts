@@ -1,6 +1,7 @@
 /**
  * One contract suite over every FrontierStore: breadth-first order,
- * de-duplication by identity key, markSeen, document IDs, pending counts.
+ * de-duplication by identity key, markSeen, take / complete / release,
+ * document IDs, pending counts.
  * The SQLite store also gets durability tests: what is committed survives a
  * reopen, what is not is redone.
  */
@@ -28,10 +29,10 @@ for (const [name, make] of stores) {
       const s = make();
       for (const k of ['a', 'b', 'c']) assert.equal(s.add(e(k, 1)), true);
       assert.equal(s.pending, 3);
-      assert.equal(s.next()?.key, 'a');
+      assert.equal(s.take()?.key, 'a');
       s.add(e('d', 2));
-      assert.deepEqual([s.next()?.key, s.next()?.key, s.next()?.key], ['b', 'c', 'd']);
-      assert.equal(s.next(), undefined);
+      assert.deepEqual([s.take()?.key, s.take()?.key, s.take()?.key], ['b', 'c', 'd']);
+      assert.equal(s.take(), undefined);
       assert.equal(s.pending, 0);
       s.close();
     });
@@ -42,8 +43,8 @@ for (const [name, make] of stores) {
       assert.equal(s.add(e('a', 2)), false);
       assert.equal(s.isSeen('a'), true);
       assert.equal(s.isSeen('b'), false);
-      assert.equal(s.next()?.depth, 1);
-      assert.equal(s.next(), undefined);
+      assert.equal(s.take()?.depth, 1);
+      assert.equal(s.take(), undefined);
       s.close();
     });
 
@@ -53,46 +54,70 @@ for (const [name, make] of stores) {
       assert.equal(s.markSeen('r'), false);
       assert.equal(s.isSeen('r'), true);
       assert.equal(s.add(e('r', 1)), false);
-      assert.equal(s.next(), undefined);
+      assert.equal(s.take(), undefined);
       s.close();
     });
 
     test('taken entries stay seen', () => {
       const s = make();
       s.add(e('a', 0));
-      s.next();
-      s.commit(e('a', 0));
+      s.take();
+      s.complete(e('a', 0), { links: [] });
       assert.equal(s.add(e('a', 1)), false);
       s.close();
     });
 
-    test('document IDs: lastDocumentId follows recordDocument', () => {
+    test('document IDs: lastDocumentId follows the completions that saved a page', () => {
       const s = make();
       assert.equal(s.lastDocumentId, 0);
-      s.add(e('a', 0));
-      s.next();
-      s.recordDocument(1);
-      s.commit(e('a', 0));
+      for (const k of ['a', 'b']) s.add(e(k, 0));
+      s.complete(s.take() as FrontierEntry, { links: [], documentId: 1 });
       assert.equal(s.lastDocumentId, 1);
+      s.complete(s.take() as FrontierEntry, { links: [] });
+      assert.equal(s.lastDocumentId, 1, 'a page not saved takes no ID');
+      s.close();
+    });
+
+    test('complete queues the links in order and says which were new: a repeat on the page and a key seen before are duplicates', () => {
+      const s = make();
+      s.add(e('seed', 0));
+      s.markSeen('moved');
+      const seed = s.take() as FrontierEntry;
+      const added = s.complete(seed, { links: [e('a', 1), e('b', 1), e('a', 1), e('seed', 1), e('moved', 1)], documentId: 1 });
+      assert.deepEqual(added, [true, true, false, false, false]);
+      assert.deepEqual([s.take()?.key, s.take()?.key, s.take()], ['a', 'b', undefined]);
+      s.close();
+    });
+
+    test('release gives the entry back untouched: it is taken next, and what its processing marked seen is forgotten', () => {
+      const s = make();
+      for (const k of ['a', 'b']) s.add(e(k, 1));
+      const a = s.take() as FrontierEntry;
+      s.markSeen('redirect-target');
+      s.release(a);
+      assert.equal(s.isSeen('redirect-target'), false);
+      assert.equal(s.pending, 2);
+      assert.equal(s.take()?.key, 'a');
+      assert.equal(s.take()?.key, 'b');
       s.close();
     });
 
     test('retry: the entry is queued again at the end, at its depth, with its attempts counted; it stays seen', () => {
       const s = make();
       for (const k of ['a', 'b']) s.add(e(k, 1));
-      const a = s.next() as FrontierEntry;
-      s.retry(a);
+      const a = s.take() as FrontierEntry;
+      assert.deepEqual(s.complete(a, { links: [e('never', 2)], retry: true }), [false], 'a retry queues no link');
       assert.equal(s.pending, 2);
       s.add(e('c', 2));
-      const b = s.next() as FrontierEntry;
+      const b = s.take() as FrontierEntry;
       assert.equal(b.key, 'b');
       assert.equal(b.attempts ?? 0, 0, 'an entry never retried has no attempts');
-      s.commit(b);
-      const again = s.next() as FrontierEntry;
+      s.complete(b, { links: [] });
+      const again = s.take() as FrontierEntry;
       assert.deepEqual({ key: again.key, depth: again.depth, attempts: again.attempts }, { key: 'a', depth: 1, attempts: 1 }, 'after the entries queued before it was retried');
-      s.retry(again);
-      assert.equal(s.next()?.key, 'c');
-      assert.equal(s.next()?.attempts, 2, 'each retry counts');
+      s.complete(again, { links: [], retry: true });
+      assert.equal(s.take()?.key, 'c');
+      assert.equal(s.take()?.attempts, 2, 'each retry counts');
       assert.equal(s.isSeen('a'), true);
       assert.equal(s.add(e('a', 1)), false, 'a retried entry is no new link');
     });
@@ -101,11 +126,11 @@ for (const [name, make] of stores) {
       const s = make();
       for (let i = 0; i < 2000; i++) s.add(e(`k${i}`, 1));
       for (let i = 0; i < 2000; i++) {
-        const got = s.next();
+        const got = s.take();
         assert.equal(got?.key, `k${i}`);
         if (i % 100 === 0) s.add(e(`late${i}`, 2));
       }
-      assert.equal(s.next()?.key, 'late0');
+      assert.equal(s.take()?.key, 'late0');
       s.close();
     });
   });
@@ -118,21 +143,17 @@ describe('SqliteFrontier durability', () => {
     const dir = tempDir();
     const s = open(dir, false);
     s.add(e('seed', 0));
-    const seed = s.next() as FrontierEntry;
-    s.recordDocument(1);
-    s.add(e('a', 1));
-    s.add(e('b', 1));
-    s.commit(seed);
-    const a = s.next() as FrontierEntry;
+    const seed = s.take() as FrontierEntry;
+    s.complete(seed, { links: [e('a', 1), e('b', 1)], documentId: 1 });
+    const a = s.take() as FrontierEntry;
     assert.equal(a.key, 'a');
-    s.recordDocument(2);
-    s.add(e('c', 2)); // not committed: the process "dies" here
+    s.markSeen('c'); // not completed: the process "dies" here
     s.close();
     const r = open(dir, true);
     assert.equal(r.resumed, true);
     assert.equal(r.lastDocumentId, 1);
     assert.equal(r.isSeen('c'), false, 'uncommitted link rolled back');
-    assert.deepEqual([r.next()?.key, r.next()?.key, r.next()], ['a', 'b', undefined]);
+    assert.deepEqual([r.take()?.key, r.take()?.key, r.take()], ['a', 'b', undefined]);
     r.close();
   });
 
@@ -140,10 +161,10 @@ describe('SqliteFrontier durability', () => {
     const dir = tempDir();
     const s = open(dir, false);
     s.add(e('seed', 0));
-    s.retry(s.next() as FrontierEntry);
+    s.complete(s.take() as FrontierEntry, { links: [], retry: true });
     s.close();
     const r = open(dir, true);
-    const seed = r.next();
+    const seed = r.take();
     assert.deepEqual({ key: seed?.key, attempts: seed?.attempts }, { key: 'seed', attempts: 1 });
     r.close();
   });
@@ -163,8 +184,8 @@ describe('SqliteFrontier durability', () => {
     const dir = tempDir();
     const s = open(dir, false);
     s.add(e('old', 0));
-    s.next();
-    s.commit(e('old', 0));
+    s.take();
+    s.complete(e('old', 0), { links: [] });
     s.close();
     const t2 = open(dir, false);
     assert.equal(t2.isSeen('old'), false);
