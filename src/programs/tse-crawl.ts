@@ -83,7 +83,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     politeness: p.politeness,
     robots,
     // With a report, each page's records are in its journal before the page is done in the crawl state.
-    frontier: report === undefined ? frontier : new JournaledFrontier(frontier, () => report.flush()),
+    frontier: report === undefined ? frontier : new JournaledFrontier(frontier, (links) => report.completing(links)),
     program,
     signal: io.signal,
     concurrency: settings.concurrency,

@@ -1,16 +1,19 @@
 /**
- * A frontier store whose every unit is closed after the report's records
- * of it are written: `commit` and `retry` flush the report's journal first.
- * So after `kill -9` at any moment, each page the crawl state holds as done
- * has its records in the journal, and a resumed crawl's report misses none
- * (a page done again is recorded again, which the model counts once).
+ * A frontier store whose every page is completed only after the report's
+ * records of it are in its journal: `complete` first tells the report the
+ * page's links to queue (they are told as events only after it) and flushes
+ * the journal. So after `kill -9` at any moment, each page the crawl state
+ * holds as done is in the journal, under the page it was found on, and a
+ * resumed crawl's report misses none (a page done again is recorded again,
+ * which the model counts once).
  */
-import type { FrontierEntry, FrontierStore } from '../frontier/store.js';
+import type { FrontierEntry, FrontierStore, PageCompletion } from '../frontier/store.js';
 
 export class JournaledFrontier implements FrontierStore {
   constructor(
     private readonly store: FrontierStore,
-    private readonly flush: () => void,
+    /** Records the links the page queues and flushes the journal. */
+    private readonly completing: (links: readonly FrontierEntry[]) => void,
   ) {}
 
   add(entry: FrontierEntry): boolean {
@@ -25,22 +28,17 @@ export class JournaledFrontier implements FrontierStore {
     return this.store.isSeen(key);
   }
 
-  next(): FrontierEntry | undefined {
-    return this.store.next();
+  take(): FrontierEntry | undefined {
+    return this.store.take();
   }
 
-  recordDocument(id: number): void {
-    this.store.recordDocument(id);
+  complete(entry: FrontierEntry, completion: PageCompletion): boolean[] {
+    this.completing(completion.links);
+    return this.store.complete(entry, completion);
   }
 
-  commit(entry: FrontierEntry): void {
-    this.flush();
-    this.store.commit(entry);
-  }
-
-  retry(entry: FrontierEntry): void {
-    this.flush();
-    this.store.retry(entry);
+  release(entry: FrontierEntry): void {
+    this.store.release(entry);
   }
 
   get lastDocumentId(): number {

@@ -114,14 +114,13 @@ export class ReportModel {
       case 'failed':
         this.page(r[1], r[2]).failed = r[3];
         break;
-      case 'follow': {
-        const p = this.page(r[1], r[2]);
-        if (p.parent === undefined && r[3] !== r[1]) {
-          p.parent = r[3];
+      case 'follow':
+        // Found first here: a page known already (the seed, or found before) keeps its place.
+        if (!this.pages.has(r[1]) && r[3] !== r[1]) {
+          this.page(r[1], r[2]).parent = r[3];
           this.page(r[3], r[2]).children.push(r[1]);
         }
         break;
-      }
       case 'skips':
         this.page(r[1], 0).skips = r[2];
         break;

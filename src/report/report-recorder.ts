@@ -50,6 +50,10 @@ export class ReportRecorder {
   private scanning: string | undefined;
   private skips: Partial<Record<SkipReason, number>> = {};
   private skipCount = 0;
+  /** The URL of the page being visited (its last answer). */
+  private visiting: string | undefined;
+  /** Links recorded by `completing` before their events come. */
+  private recorded = new Set<string>();
 
   constructor(private readonly o: ReportRecorderOptions) {}
 
@@ -78,6 +82,7 @@ export class ReportRecorder {
         break;
       }
       case 'response':
+        this.visiting = e.url.key;
         this.record(['resp', e.url.key, e.depth, e.status, ...(e.error === undefined ? [] : [e.error.message])] as ReportRecord);
         break;
       case 'saved':
@@ -87,7 +92,9 @@ export class ReportRecorder {
         this.scanning = e.url.key;
         break;
       case 'link':
-        if (e.action === 'follow' && e.url !== undefined) this.record(['follow', e.url.key, e.depth + 1, this.scanning ?? e.url.key]);
+        if (e.action === 'follow' && e.url !== undefined) {
+          if (!this.recorded.has(e.url.key)) this.record(['follow', e.url.key, e.depth + 1, this.scanning ?? e.url.key]);
+        }
         else this.skip(e.action === 'follow' ? 'invalid' : e.action);
         break;
       case 'redirect':
@@ -117,7 +124,25 @@ export class ReportRecorder {
     }
   };
 
-  /** Writes buffered records to the journal (the crawl calls it with its log's flush). */
+  /**
+   * The page being visited is about to be done in the crawl state, queueing
+   * `links` (their events come after): records them, under that page, and
+   * flushes the journal, so the crawl state never holds a page the journal
+   * does not (see JournaledFrontier).
+   */
+  completing(links: readonly { key: string; depth: number }[]): void {
+    this.recorded = new Set();
+    const page = this.visiting;
+    if (page !== undefined) {
+      for (const l of links) {
+        this.record(['follow', l.key, l.depth, page]);
+        this.recorded.add(l.key);
+      }
+    }
+    this.flush();
+  }
+
+  /** Writes buffered records to the journal. */
   flush(): void {
     this.endScan();
     this.journal?.flush();
