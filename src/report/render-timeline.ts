@@ -156,7 +156,7 @@ function coarseTicks(xs: Exchange[], y: number, t0: number, span: number, x: (t:
         if (c === 0) return '';
         const base = y + 25 - ((under?.[i] ?? 0) / max) * 23;
         const hgt = (c / max) * 23;
-        return `M${x(t0 + i * bw)} ${n(base)}v${n(-hgt)}h${n(Math.max(0.8, (1200 - LEFT) / COARSE_STEPS - 0.3))}v${n(hgt)}z`;
+        return `M${x(t0 + i * bw)} ${n(base)}v${n(-hgt)}h${n(Math.max(0.8, (WIDTH - LEFT - 10) / COARSE_STEPS - 0.3))}v${n(hgt)}z`;
       })
       .join('');
   return `<path class="bin s2" d="${path(ok, undefined)}"/><path class="bin s5" d="${path(bad, ok)}"/>`;
