@@ -49,20 +49,33 @@ export class PoliteFetcher {
     try {
       checkStop();
       let startedAt = 0;
-      const response = await this.backingOff(url, this.client.fetch(url, {
-        onRequestWritten: () => {
-          startedAt = performance.now();
-          release();
-        },
-        // A request re-sent because the kept-alive connection was closed is a new request start: it waits its turn.
-        beforeResend: async () => {
-          release();
-          release = await this.politeness.turn(url.origin, signal);
-          checkStop();
-        },
-      }));
+      let response: FetchResponse;
+      try {
+        response = await this.client.fetch(url, {
+          onRequestWritten: () => {
+            startedAt = performance.now();
+            release();
+          },
+          // A request re-sent because the kept-alive connection was closed is a new request start: it waits its turn.
+          beforeResend: async () => {
+            release();
+            release = await this.politeness.turn(url.origin, signal);
+            checkStop();
+          },
+        });
+      } catch (err) {
+        if (this.backOff && isCrawlerError(err) && isPushback({ error: err })) this.politeness.failed(url.origin);
+        throw err;
+      }
       this.politeness.responded(url.origin, performance.now() - startedAt);
-      return this.listen(response);
+      // The pause first: of what the crawl state keeps for --resume, it is what must not be lost.
+      this.listen(response);
+      // With back-off: a pushback doubles the host's interval, any other answer restores it.
+      if (this.backOff) {
+        if (isPushback({ response })) this.politeness.failed(url.origin);
+        else this.politeness.succeeded(url.origin);
+      }
+      return response;
     } finally {
       // A failed connect still counts as an attempt on the host.
       release();
@@ -73,20 +86,6 @@ export class PoliteFetcher {
   private checkRefusal(url: HttpUrl): void {
     const reason = this.politeness.refusalOf(url.origin);
     if (reason !== undefined) throw new CrawlerError('ERR_HOST_REFUSED', reason, { url: url.href });
-  }
-
-  /** With back-off: a pushback doubles the host's interval, any other answer restores it. */
-  private async backingOff(url: HttpUrl, request: Promise<FetchResponse>): Promise<FetchResponse> {
-    if (!this.backOff) return request;
-    try {
-      const response = await request;
-      if (isPushback({ response })) this.politeness.failed(url.origin);
-      else this.politeness.succeeded(url.origin);
-      return response;
-    } catch (err) {
-      if (isCrawlerError(err) && isPushback({ error: err })) this.politeness.failed(url.origin);
-      throw err;
-    }
   }
 
   /**

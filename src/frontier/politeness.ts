@@ -21,7 +21,7 @@ export interface PolitenessOptions {
 }
 
 /** A host's pacing just after a change: its interval now, the rest of a pause asked for (ms, 0 when none), consecutive failures. */
-export type PacingObserver = (host: string, pacing: { intervalMs: number; pauseMs: number; failures: number }) => void;
+export type PacingObserver = (host: string, pacing: { intervalMs: number; pauseMs: number; failures: number; refusal?: string | undefined }) => void;
 
 /** The longest interval back-off makes (spec decision: doubled per failure, capped at 60 s). */
 export const MAX_BACKOFF_MS = 60_000;
@@ -42,20 +42,26 @@ export class Politeness {
   private readonly pausedUntil = new Map<string, number>();
   /** Hosts that asked for a pause beyond --max-retry-after: why nothing more is requested of them. */
   private readonly refusals = new Map<string, string>();
-  private readonly observer: PacingObserver | undefined;
+  private readonly observers: PacingObserver[] = [];
 
   constructor(options: PolitenessOptions) {
     this.delayMs = options.delayMs;
     this.delayFactor = options.delayFactor ?? 0;
     this.clock = options.clock ?? systemClock;
-    this.observer = options.observer;
+    if (options.observer !== undefined) this.observers.push(options.observer);
   }
 
   /** Tells the observer, if any, of `host`'s pacing now. */
   private changed(host: string): void {
-    if (this.observer === undefined) return;
+    if (this.observers.length === 0) return;
     const paused = this.pausedUntil.get(host);
-    this.observer(host, { intervalMs: this.intervalFor(host), pauseMs: paused === undefined ? 0 : Math.max(0, paused - this.clock.now()), failures: this.failures.get(host) ?? 0 });
+    const pacing = { intervalMs: this.intervalFor(host), pauseMs: paused === undefined ? 0 : Math.max(0, paused - this.clock.now()), failures: this.failures.get(host) ?? 0, refusal: this.refusals.get(host) };
+    for (const o of this.observers) o(host, pacing);
+  }
+
+  /** Adds an observer of the hosts' pacing (the crawl report; the crawl state, which keeps pauses for --resume). */
+  observe(observer: PacingObserver): void {
+    this.observers.push(observer);
   }
 
   /** Sets a host's own least interval (robots.txt Crawl-delay), in ms. */
@@ -134,7 +140,9 @@ export class Politeness {
    * pages fail with `reason`, which quotes the server, rather than waiting.
    */
   refuse(host: string, reason: string): void {
-    if (!this.refusals.has(host)) this.refusals.set(host, reason);
+    if (this.refusals.has(host)) return;
+    this.refusals.set(host, reason);
+    this.changed(host);
   }
 
   /** Why `host` is no longer asked anything, or undefined. */

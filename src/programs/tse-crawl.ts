@@ -7,6 +7,7 @@
 import { CrawlerError, describeError } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
+import { PacingState } from '../frontier/pacing-state.js';
 import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
@@ -14,7 +15,7 @@ import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
 import { ReportJournal } from '../report/report-journal.js';
 import { JournaledFrontier } from '../report/journaled-frontier.js';
 import { stopWords } from '../report/report-recorder.js';
-import { failureReason, tseFinalReason, tseRetry, type SeedPanic } from './tse.js';
+import { failureReason, robotsDisallowAll, tseFinalReason, tseRetry, type SeedPanic } from './tse.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
 
@@ -22,8 +23,8 @@ import type { TseParts } from './tse-run.js';
 function recordingFailures(fetch: RobotsFetcher, seedPanic: SeedPanic): RobotsFetcher {
   return async (robotsUrl, origin) => {
     const result = await fetch(robotsUrl, origin);
-    if (!('status' in result)) seedPanic.robotsFailures.set(origin, `${robotsUrl} could not be fetched (${describeError(result.error)})`);
-    else if (CRAWLER_FAILURE_POLICY(result) === 'disallow') seedPanic.robotsFailures.set(origin, `${robotsUrl} answered HTTP ${result.status}`);
+    const failure = 'status' in result ? robotsDisallowAll(robotsUrl, result.status) : robotsDisallowAll(robotsUrl, 0, result.error);
+    if (failure !== undefined) seedPanic.robotsFailures.set(origin, failure);
     return result;
   };
 }
@@ -39,6 +40,10 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   // The marker first: a crawl stopped before its first page is still ours.
   markPageDirectory(pageDir);
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth: settings.maxDepth, resume: settings.resume });
+  // Pauses, back-off and refusals survive a restart; a resumed crawl waits out what is left of them.
+  const pacing = new PacingState(pageDir, settings.resume);
+  pacing.restore(p.politeness);
+  p.politeness.observe(pacing.observe);
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
   // The report's records live in the page directory too, so a resumed crawl's report covers the whole crawl.

@@ -7,9 +7,8 @@
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../cli/run-cli.js';
 import type { CrawlLog } from '../output/cs50-log.js';
-import { CRAWLER_FAILURE_POLICY } from '../robots/policy.js';
 import { encodeTarget } from '../url/request-target.js';
-import { LINK_WORDS, redirectRefusal, type SeedPanic } from './tse.js';
+import { LINK_WORDS, redirectRefusal, robotsDisallowAll, type SeedPanic } from './tse.js';
 
 export interface TseLogOptions {
   io: CliIo;
@@ -61,11 +60,11 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
       case 'lost':
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);
         break;
-      case 'robots-txt':
-        if (CRAWLER_FAILURE_POLICY(e.answer.status === 0 ? { error: undefined } : { status: e.answer.status, body: Buffer.alloc(0) }) === 'disallow') {
-          io.stderr(`crawler: ${e.url} ${e.answer.status === 0 ? 'could not be fetched' : `answered HTTP ${e.answer.status}`}, which means disallow all (RFC 9309)\n`);
-        }
+      case 'robots-txt': {
+        const failure = robotsDisallowAll(e.url, e.answer.status);
+        if (failure !== undefined) io.stderr(`crawler: ${failure}\n`);
         break;
+      }
     }
   };
 }

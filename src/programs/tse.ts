@@ -5,13 +5,13 @@
  * are followed, and when the seed makes the crawl a PANIC. Pure functions and
  * small classes; the runs build on them.
  */
-import { CrawlerError } from '../errors.js';
+import { CrawlerError, describeError } from '../errors.js';
+import { CRAWLER_FAILURE_POLICY } from '../robots/policy.js';
 import type { LinkAction } from '../engine/crawl.js';
 import type { FetchResponse, HttpClientOptions } from '../http/client.js';
 import { responseRetryAfter } from '../http/retry-after.js';
 import { isPushback } from '../engine/pushback.js';
 import type { FetchOutcome } from '../engine/redirects.js';
-import type { FrontierEntry } from '../frontier/store.js';
 import { headerValue } from '../http/response-parser.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
@@ -119,6 +119,17 @@ export function robotsRedirectRule(inScope: Scope, shared: boolean, note: (text:
 }
 
 /**
+ * How a robots.txt answer that means "disallow all" (RFC 9309: 5xx, or
+ * unreachable) is told, in the PANIC and on stderr alike; undefined for an
+ * answer that does not mean it. `status` 0: nothing arrived (`error` says why, when known).
+ */
+export function robotsDisallowAll(robotsUrl: string, status: number, error?: unknown): string | undefined {
+  if (status === 0) return `${robotsUrl} could not be fetched${error === undefined ? '' : ` (${describeError(error)})`}, which means disallow all (RFC 9309)`;
+  if (CRAWLER_FAILURE_POLICY({ status, body: Buffer.alloc(0) }) !== 'disallow') return undefined;
+  return `${robotsUrl} answered HTTP ${status}, which means disallow all (RFC 9309)`;
+}
+
+/**
  * The seed PANIC: when the seed itself (the only page at depth 0, before any
  * page is saved) cannot be crawled, the crawl has nothing to do and exits 1
  * with `PANIC: cannot crawl SEED: why`. Every way the seed can fail goes
@@ -151,7 +162,7 @@ export class SeedPanic {
   /** The seed is disallowed by robots.txt (or robots.txt failed and so disallows all). */
   disallowed(): void {
     const failure = this.robotsFailures.get(this.seed.origin);
-    const why = failure === undefined ? 'robots.txt disallows it' : `${failure}, which means disallow all (RFC 9309)`;
+    const why = failure ?? 'robots.txt disallows it';
     this.failed(0, true, `${why} (--ignore-robots to crawl anyway)`);
   }
 

@@ -104,3 +104,24 @@ test('a Retry-After above --max-retry-after: no wait, no retry; the page fails w
     cs50Line(1, 'Failed', `${s.origin}/later.html`, '(not requested: the host answered HTTP 429 with Retry-After: 3600, beyond --max-retry-after 60 s)'),
   ]);
 });
+
+test('another host is not slowed while one is paused (--concurrency 2, two --internal hosts)', async () => {
+  const b = await startRawSite({ '/robots.txt': answer(404), ...Object.fromEntries(['/1', '/2', '/3', '/4', '/5', '/6'].map((p) => [p, ok(`<p>${p}</p>`, HTML)])) }, '127.0.0.2');
+  sites.push(b);
+  const links = ['/1', '/2', '/3', '/4', '/5', '/6'].map((p) => `<a href="${b.origin}${p}">x</a>`).join(' ');
+  const a = await site({
+    '/': ok(`<a href="/busy.html">b</a> ${links}`, HTML),
+    '/busy.html': sequence([answer(429, '', 'Retry-After: 2\r\n')], ok('<p>ok now</p>', HTML)),
+  });
+  const dir = temp();
+  const r = await crawl(['--delay', '0.1', '--concurrency', '2', '--internal', a.origin, '--internal', b.origin, `${a.origin}/`, dir, '1']);
+  assert.equal(r.code, 0, r.stderr);
+  const busy = a.requests.findIndex((q) => q.path === '/busy.html');
+  const paused = a.requests[busy] as Arrival;
+  const next = a.requests[busy + 1] as Arrival;
+  assert.ok(longestGap(paused, next) >= 2000, `host A was asked again ${longestGap(paused, next).toFixed(0)} ms after its 429`);
+  // Host B went on at its own interval while A was paused.
+  const during = b.requests.filter((q) => q.path !== '/robots.txt' && q.at > paused.at && q.at < next.after);
+  assert.ok(during.length >= 4, `host B got ${during.length} page requests during host A's 2 s pause`);
+  assert.equal(pageList(dir).length, 8);
+});

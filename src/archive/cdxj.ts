@@ -1,0 +1,46 @@
+/**
+ * The CDXJ index of a crawl's WARC files (`FILE.cdxj`): one line per
+ * response and revisit record (see cdxj-line.ts), sorted bytewise by SURT key
+ * then timestamp, records with the same key and time in the order they were
+ * read. The lines are built in memory (about 250 bytes each) and written at
+ * once.
+ */
+import { basename, dirname } from 'node:path';
+import { CrawlerError } from '../errors.js';
+import { writeFileAtomicSync, writeFileNewSync } from '../sink/atomic-file.js';
+import { cdxjEntry, cdxjLine, type CdxjEntry } from './cdxj-line.js';
+import { readWarcRecords } from './warc-reader.js';
+
+export interface WriteCdxjOptions {
+  /** The caller wrote `outPath` before (an earlier run of this crawl): it is replaced. Otherwise an existing file is never touched. */
+  replace?: boolean;
+}
+
+/**
+ * Reads `warcPaths` (plain, or one gzip member per record), writes their
+ * index to `outPath` and returns the number of lines. Each line's `filename`
+ * is the WARC file's base name, so two inputs may not share one. The file is
+ * written under a temporary name and then renamed; without `replace` an
+ * existing `outPath` is left as it is and ERR_WRITE says so.
+ */
+export async function writeCdxj(warcPaths: readonly string[], outPath: string, options: WriteCdxjOptions = {}): Promise<number> {
+  const names = new Set<string>();
+  const entries: { sortKey: Buffer; entry: CdxjEntry }[] = [];
+  for (const path of warcPaths) {
+    const filename = basename(path);
+    if (names.has(filename)) throw new CrawlerError('ERR_WRITE', `cannot index two WARC files named ${filename}: the index names files by base name`);
+    names.add(filename);
+    for await (const rec of readWarcRecords(path)) {
+      const entry = cdxjEntry(rec, filename, path);
+      if (entry !== undefined) entries.push({ sortKey: Buffer.from(entry.key), entry });
+    }
+  }
+  // Stable: equal keys keep the order of the files and of the records in them.
+  entries.sort((a, b) => Buffer.compare(a.sortKey, b.sortKey));
+  const text = Buffer.from(entries.map((e) => cdxjLine(e.entry)).join(''));
+  const dir = dirname(outPath);
+  const name = basename(outPath);
+  if (options.replace === true) writeFileAtomicSync(dir, name, [text]);
+  else if (!writeFileNewSync(dir, name, [text])) throw new CrawlerError('ERR_WRITE', `${outPath} exists and was not written by this crawl; not replacing it`);
+  return entries.length;
+}
