@@ -40,14 +40,15 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   // The marker first: a crawl stopped before its first page is still ours.
   markPageDirectory(pageDir);
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth: settings.maxDepth, resume: settings.resume });
+  // The report's records live in the page directory too, so a resumed crawl's report covers the whole crawl
+  // (started before the pauses are restored, which it draws).
+  report?.start(await ReportJournal.open(pageDir, frontier.resumed));
   // Pauses, back-off and refusals survive a restart; a resumed crawl waits out what is left of them.
   const pacing = new PacingState(pageDir, settings.resume);
   pacing.restore(p.politeness);
   p.politeness.observe(pacing.observe);
   const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
-  // The report's records live in the page directory too, so a resumed crawl's report covers the whole crawl.
-  report?.start(await ReportJournal.open(pageDir, frontier.resumed));
   const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 }), p.listeners);
 
   const retry = tseRetry(settings.retries, settings.maxRetryAfterMs);
