@@ -46,6 +46,16 @@ function byStart(h: HostData): Exchange[] {
   return [...h.exchanges].sort((a, b) => a.start - b.start);
 }
 
+/**
+ * Whether the change of pacing at `i` sets a new pause: later changes during
+ * a pause repeat its end (within a millisecond: each end is computed anew
+ * from the clock).
+ */
+function startsPause(pacing: readonly Pacing[], i: number): boolean {
+  const until = (pacing[i] as Pacing).pausedUntil;
+  return until > 0 && Math.abs(until - (pacing[i - 1]?.pausedUntil ?? 0)) >= 1;
+}
+
 /** Each host's gaps (see HostGaps). */
 export function hostGaps(h: HostData, delayMs: number): HostGaps {
   const xs = byStart(h);
@@ -62,7 +72,7 @@ export function hostGaps(h: HostData, delayMs: number): HostGaps {
     requests: xs.length,
     least,
     below,
-    pauses: h.pacing.filter((p) => p.pausedUntil > 0).length,
+    pauses: h.pacing.filter((_, i) => startsPause(h.pacing, i)).length,
     backoffs: h.pacing.filter((p, i) => p.failures > 0 && (h.pacing[i - 1]?.failures ?? 0) === 0).length,
   };
 }
@@ -107,7 +117,7 @@ export function renderTimeline(model: ReportModel, now: number): string {
         const until = h.pacing[k + 1]?.at ?? t1;
         lane.push(`<rect class="backoff" x="${x(p.at)}" y="${y + 26}" width="${w(until - p.at)}" height="4"><title>back-off: interval ${secs(p.intervalMs)} after ${p.failures} failure${p.failures === 1 ? '' : 's'} in a row</title></rect>`);
       }
-      if (p.pausedUntil > 0) {
+      if (startsPause(h.pacing, k)) {
         lane.push(`<rect class="pause" x="${x(p.at)}" y="${y + 3}" width="${w(p.pausedUntil - p.at)}" height="21"><title>Retry-After pause: ${secs(p.pausedUntil - p.at)}</title></rect>`);
       }
     });
@@ -177,7 +187,7 @@ function gapTable(hosts: HostData[], delayMs: number): string {
     const g = hostGaps(h, delayMs);
     const least = g.least;
     const ok = g.below === 0;
-    return `<tr class="gap" data-host="${esc(g.origin)}" data-requests="${g.requests}"${least === undefined ? '' : ` data-least-gap-ms="${least.gapMs.toFixed(3)}" data-interval-ms="${least.intervalMs.toFixed(3)}"`} data-below="${g.below}"><td>${esc(g.origin)}</td><td class="num">${int(g.requests)}</td><td class="num">${least === undefined ? '—' : secs(least.gapMs)}</td><td class="num">${least === undefined ? '—' : secs(least.intervalMs)}</td><td class="num ${ok ? 'ok' : 'bad'}">${int(g.below)}</td><td class="num">${int(g.pauses)}</td><td class="num">${int(g.backoffs)}</td></tr>`;
+    return `<tr class="gap" data-host="${esc(g.origin)}" data-requests="${g.requests}"${least === undefined ? '' : ` data-least-gap-ms="${least.gapMs.toFixed(3)}" data-interval-ms="${least.intervalMs.toFixed(3)}"`} data-below="${g.below}" data-pauses="${g.pauses}"><td>${esc(g.origin)}</td><td class="num">${int(g.requests)}</td><td class="num">${least === undefined ? '—' : secs(least.gapMs)}</td><td class="num">${least === undefined ? '—' : secs(least.intervalMs)}</td><td class="num ${ok ? 'ok' : 'bad'}">${int(g.below)}</td><td class="num">${int(g.pauses)}</td><td class="num">${int(g.backoffs)}</td></tr>`;
   });
   return `<table class="gaps"><thead><tr><th>host</th><th>requests</th><th>least gap between starts</th><th>interval then</th><th>gaps below their interval</th><th>pauses</th><th>back-offs</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

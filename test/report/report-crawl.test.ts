@@ -98,12 +98,13 @@ test('crawler --report: the report of a crawl over three hosts shows the crawl\'
       // One tick per request the server saw, robots.txt included.
       const ticks = await p.$$eval(`g.lane[data-host="${s.origin}"] line.tick`, (l) => l.length);
       assert.equal(ticks, s.requests.length, `${s.origin}: ticks`);
-      const gap = await p.$eval(`tr.gap[data-host="${s.origin}"]`, (row) => ({ least: Number(row.getAttribute('data-least-gap-ms')), interval: Number(row.getAttribute('data-interval-ms')), below: Number(row.getAttribute('data-below')) }));
+      const gap = await p.$eval(`tr.gap[data-host="${s.origin}"]`, (row) => ({ least: Number(row.getAttribute('data-least-gap-ms')), interval: Number(row.getAttribute('data-interval-ms')), below: Number(row.getAttribute('data-below')), pauses: Number(row.getAttribute('data-pauses')) }));
+      assert.equal(gap.pauses, s === a ? 1 : 0, `${s.origin}: pauses`);
       assert.ok(gap.least >= gap.interval, `${s.origin}: least gap ${gap.least} ms, interval ${gap.interval} ms`);
       assert.equal(gap.below, 0);
       assert.ok(gap.interval >= (s === c ? 500 : 200), `${s.origin}: interval ${gap.interval} ms`);
     }
-    assert.ok((await p.$$eval(`g.lane[data-host="${a.origin}"] rect.pause`, (l) => l.length)) >= 1, 'the Retry-After pause is drawn');
+    assert.equal(await p.$$eval(`g.lane[data-host="${a.origin}"] rect.pause`, (l) => l.length), 1, 'the Retry-After pause is drawn, once');
     assert.equal(await p.getAttribute(`tr.robots[data-host="${c.origin}"]`, 'data-crawl-delay'), '0.5');
     assert.equal(await p.getAttribute(`tr.robots[data-host="${a.origin}"]`, 'data-status'), '200');
     assert.equal(await p.getAttribute(`tr.robots[data-host="${b.origin}"]`, 'data-status'), '404');

@@ -39,7 +39,9 @@ function crawlEvents(): CrawlEvent[] {
     { type: 'robots', origin: B, source: 'file', group: '*', rules: 1, crawlDelay: 1.5 },
     { type: 'host', origin: B, at: T0 + 1026, intervalMs: 1500, pausedUntil: undefined, failures: 0 },
     exchange(`${A}/x`, T0 + 2020, 10, 429),
-    { type: 'host', origin: A, at: T0 + 2031, intervalMs: 2000, pausedUntil: T0 + 3031, failures: 1 },
+    { type: 'host', origin: A, at: T0 + 2031, intervalMs: 1000, pausedUntil: T0 + 3031, failures: 0 },
+    // The back-off that follows the pause repeats its end (computed anew: a hair off).
+    { type: 'host', origin: A, at: T0 + 2033, intervalMs: 2000, pausedUntil: T0 + 3030.99, failures: 1 },
     exchange(`${B}/`, T0 + 2530, 400, 200, 5000),
     { type: 'response', url: url(`${B}/`), depth: 1, status: 200 },
     { type: 'saved', url: url(`${B}/`), depth: 1, id: 2 },
