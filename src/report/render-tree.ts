@@ -7,11 +7,12 @@
  * with the matching line.
  */
 import { dirname, relative, resolve, sep } from 'node:path';
-import type { PageNode, ReportModel } from './report-model.js';
+import { MAX_CHILDREN, type PageNode, type ReportModel } from './report-model.js';
 import { esc, int, statusClass } from './html-text.js';
 
 export const TREE_LIMIT = 2000;
-export const CHILD_LIMIT = 200;
+/** Children shown per page (as many as the model keeps). */
+export const CHILD_LIMIT = MAX_CHILDREN;
 /** Levels shown open at first. */
 const OPEN_LEVELS = 2;
 
@@ -37,7 +38,7 @@ export function renderTree(model: ReportModel, file: string): string {
     seen.add(p.url);
     budget--;
     const kids = p.children.map((k) => model.pages.get(k)).filter((k): k is PageNode => k !== undefined && !seen.has(k.url));
-    if (kids.length === 0) return `<li>${label(p, model, file)}</li>`;
+    if (kids.length === 0 && p.more === 0) return `<li>${label(p, model, file)}</li>`;
     const items: string[] = [];
     let shown = 0;
     for (const k of kids) {
@@ -46,10 +47,8 @@ export function renderTree(model: ReportModel, file: string): string {
       shown++;
     }
     const rest = kids.length - shown;
-    if (rest > 0) {
-      cutPages += rest;
-      items.push(`<li class="more">… and ${int(rest)} more page${rest === 1 ? '' : 's'} found here</li>`);
-    }
+    if (rest > 0) cutPages += rest;
+    if (rest + p.more > 0) items.push(`<li class="more">… and ${int(rest + p.more)} more link${rest + p.more === 1 ? '' : 's'} followed from here</li>`);
     return `<li><details${level < OPEN_LEVELS ? ' open' : ''}><summary>${label(p, model, file)} <span class="n">${int(kids.length)} below</span></summary><ul>${items.join('')}</ul></details></li>`;
   };
   const roots = model.roots().sort((a, b) => a.depth - b.depth);

@@ -2,9 +2,15 @@
  * The crawl report's model: built record by record (report-records.ts) as
  * the crawl goes, or read back from a resumed crawl's records first, and
  * read by the renderers. Pages are keyed by URL, so a page done again after
- * a crash (saved again under the same ID) counts once.
+ * a crash (saved again under the same ID) counts once. A link followed is
+ * kept only until its page is requested (then the page is placed under the
+ * page it was found on), and only MAX_CHILDREN of them per page: a crawl
+ * that queues a million URLs does not hold a million pages here.
  */
 import { originOf, type ReportRecord, type RunInfo, type SkipReason } from './report-records.js';
+
+/** Links kept per page to place the pages they lead to in the tree; the rest are counted. */
+export const MAX_CHILDREN = 200;
 
 /** One request on the wire. */
 export interface Exchange {
@@ -49,6 +55,8 @@ export interface PageNode {
   failed: string | undefined;
   skips: Partial<Record<SkipReason, number>> | undefined;
   children: string[];
+  /** Links followed from this page beyond MAX_CHILDREN (their pages are not placed in the tree). */
+  more: number;
 }
 
 export class ReportModel {
@@ -62,6 +70,10 @@ export class ReportModel {
   /** Requests that got no answer, by error. */
   readonly errors = new Map<string, number>();
   match: { url: string; depth: number; line: string } | undefined;
+  /** Links followed whose pages are not requested yet: the page each was found on. */
+  private readonly parentOf = new Map<string, string>();
+  /** Links kept per page (up to MAX_CHILDREN). */
+  private readonly kept = new Map<string, number>();
 
   /** The first run's settings. */
   get run(): RunInfo | undefined {
@@ -77,16 +89,36 @@ export class ReportModel {
     return h;
   }
 
+  /** The page of `url`, made when it is first requested (or fails): placed under the page it was found on. */
   page(url: string, depth: number): PageNode {
     let p = this.pages.get(url);
     if (p === undefined) {
-      p = { url, depth, parent: undefined, id: undefined, status: undefined, error: undefined, failed: undefined, skips: undefined, children: [] };
+      const parent = this.parentOf.get(url);
+      this.parentOf.delete(url);
+      p = { url, depth, parent, id: undefined, status: undefined, error: undefined, failed: undefined, skips: undefined, children: [], more: 0 };
       this.pages.set(url, p);
+      if (parent !== undefined) this.pages.get(parent)?.children.push(url);
     }
     return p;
   }
 
-  apply(r: ReportRecord): void {
+  /** Whether a followed link is kept (see the module comment); false for one that is not new or over the page's count. */
+  private follow(url: string, from: string): boolean {
+    // Found first elsewhere, or a page known already (the seed): it keeps its place.
+    if (url === from || this.pages.has(url) || this.parentOf.has(url)) return false;
+    const n = this.kept.get(from) ?? 0;
+    if (n >= MAX_CHILDREN) {
+      const p = this.pages.get(from);
+      if (p !== undefined) p.more++;
+      return false;
+    }
+    this.kept.set(from, n + 1);
+    this.parentOf.set(url, from);
+    return true;
+  }
+
+  /** Applies a record; false when it changed nothing worth keeping (a followed link not kept). */
+  apply(r: ReportRecord): boolean {
     switch (r[0]) {
       case 'run':
         this.runs.push(r[1]);
@@ -115,15 +147,12 @@ export class ReportModel {
         this.page(r[1], r[2]).failed = r[3];
         break;
       case 'follow':
-        // Found first here: a page known already (the seed, or found before) keeps its place.
-        if (!this.pages.has(r[1]) && r[3] !== r[1]) {
-          this.page(r[1], r[2]).parent = r[3];
-          this.page(r[3], r[2]).children.push(r[1]);
-        }
+        return this.follow(r[1], r[3]);
+      case 'skips': {
+        const p = this.pages.get(r[1]);
+        if (p !== undefined) p.skips = r[2];
         break;
-      case 'skips':
-        this.page(r[1], 0).skips = r[2];
-        break;
+      }
       case 'robots':
         this.host(r[1]).robots = { source: r[2], group: r[3], rules: r[4], crawlDelay: r[5] ?? undefined };
         break;
@@ -137,6 +166,7 @@ export class ReportModel {
         this.match = { url: r[1], depth: r[2], line: r[3] };
         break;
     }
+    return true;
   }
 
   /** Pages saved (crawler) or answered 200 (KeywordHunter). */
@@ -200,9 +230,11 @@ export class ReportModel {
     return chain;
   }
 
-  /** Pages without a known parent: the seed, and any whose parent was not recorded. */
+  /** The tree's roots: the pages at the first depth without a parent (the seed). Others without a parent were not kept (MAX_CHILDREN). */
   roots(): PageNode[] {
-    return [...this.pages.values()].filter((p) => p.parent === undefined || !this.pages.has(p.parent));
+    let first = Infinity;
+    for (const p of this.pages.values()) first = Math.min(first, p.depth);
+    return [...this.pages.values()].filter((p) => p.depth === first && (p.parent === undefined || !this.pages.has(p.parent)));
   }
 }
 

@@ -171,7 +171,6 @@ export class ReportRecorder {
   }
 
   private record(r: ReportRecord): void {
-    this.model.apply(r);
-    this.journal?.append(r);
+    if (this.model.apply(r)) this.journal?.append(r);
   }
 }

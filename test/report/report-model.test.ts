@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import type { CrawlEvent } from '../../src/engine/events.js';
 import { REPORT_JOURNAL, ReportJournal } from '../../src/report/report-journal.js';
 import { ReportRecorder } from '../../src/report/report-recorder.js';
+import { MAX_CHILDREN } from '../../src/report/report-model.js';
 import { hostGaps } from '../../src/report/render-timeline.js';
 import { markPageDirectory } from '../../src/sink/tse-pagedir.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
@@ -73,9 +74,12 @@ test('the tree: each page under the page it was found on; a redirect\'s target u
   crawlEvents().forEach(r.consume);
   r.consume({ type: 'scanning', url: url(`${B}/`), depth: 1 });
   r.consume({ type: 'link', depth: 1, raw: '/old', url: url(`${B}/old`), action: 'follow' });
+  r.consume({ type: 'response', url: url(`${B}/old`), depth: 2, status: 301 });
   r.consume({ type: 'redirect', from: url(`${B}/old`), depth: 2, target: url(`${B}/new`), raw: '/new', action: 'follow' });
+  r.consume({ type: 'response', url: url(`${B}/new`), depth: 2, status: 200 });
   const m = r.model;
-  assert.deepEqual(m.pages.get(`${A}/`)?.children, [`${A}/x`, `${B}/`, `${A}/missing`]);
+  // In the order they were requested.
+  assert.deepEqual(m.pages.get(`${A}/`)?.children, [`${B}/`, `${A}/x`, `${A}/missing`]);
   assert.deepEqual(m.chainTo(`${B}/new`).map((p) => p.url), [`${A}/`, `${B}/`, `${B}/old`, `${B}/new`]);
   assert.deepEqual(m.roots().map((p) => p.url), [`${A}/`]);
 });
@@ -88,6 +92,20 @@ test('gaps per host: the least gap between request starts against the interval i
   assert.deepEqual(a, { origin: A, requests: 5, least: { gapMs: 1000, intervalMs: 1000 }, below: 1, pauses: 1, backoffs: 1 });
   const b = hostGaps(r.model.hosts.get(B)!, 1000);
   assert.deepEqual(b, { origin: B, requests: 2, least: { gapMs: 1510, intervalMs: 1500 }, below: 0, pauses: 0, backoffs: 0 });
+});
+
+test('a page\'s links are kept only up to MAX_CHILDREN (the rest counted), and only until their pages are requested: the model holds no page for a URL only queued', () => {
+  const r = recorder('r.html');
+  r.consume({ type: 'response', url: url(`${A}/`), depth: 0, status: 200 });
+  r.consume({ type: 'scanning', url: url(`${A}/`), depth: 0 });
+  for (let i = 0; i < MAX_CHILDREN + 50; i++) r.consume({ type: 'link', depth: 0, raw: `/p${i}`, url: url(`${A}/p${i}`), action: 'follow' });
+  r.consume({ type: 'link', depth: 0, raw: '/', url: url(`${A}/`), action: 'follow' }); // the seed again: it stays the root
+  const m = r.model;
+  assert.equal(m.pages.size, 1, 'queued URLs are no pages');
+  assert.equal(m.pages.get(`${A}/`)?.more, 50);
+  for (const i of [0, MAX_CHILDREN - 1, MAX_CHILDREN]) r.consume({ type: 'response', url: url(`${A}/p${i}`), depth: 1, status: 200 });
+  assert.deepEqual(m.pages.get(`${A}/`)?.children, [`${A}/p0`, `${A}/p${MAX_CHILDREN - 1}`]);
+  assert.deepEqual(m.roots().map((p) => p.url), [`${A}/`], 'a page whose link was not kept is no root');
 });
 
 test('a resumed crawl: the journal in the page directory gives the earlier run\'s records back, a page saved again counts once, and the wall time is the runs\' sum', async () => {
