@@ -23,7 +23,8 @@ export function pageFileHref(reportFile: string, pageDir: string, id: number): s
 }
 
 function label(p: PageNode, model: ReportModel, file: string): string {
-  const pageDir = model.run?.pageDir;
+  // The last run's name for the directory: it was given in this process's working directory.
+  const pageDir = model.runs[model.runs.length - 1]?.pageDir;
   const id = p.id !== undefined && pageDir !== undefined ? `<a class="id" href="${esc(pageFileHref(file, pageDir, p.id))}">#${p.id}</a> ` : '';
   const st = p.status === undefined ? (p.failed === undefined ? '<span class="st">queued</span>' : '') : `<span class="st ${statusClass(p.status)}">${p.status === 0 ? 'no answer' : p.status}</span>`;
   const failed = p.failed === undefined || p.id !== undefined ? '' : ` <span class="why">${esc(p.failed)}</span>`;
