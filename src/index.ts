@@ -14,6 +14,7 @@ export type { Scope } from './url/scope.js';
 
 export { HttpClient, DEFAULT_CLIENT_OPTIONS } from './http/client.js';
 export type { HttpClientOptions, FetchResponse, FetchOptions } from './http/client.js';
+export type { WireExchange, ExchangeObserver, Truncation } from './http/wire-exchange.js';
 export { buildRequest } from './http/request.js';
 export { ResponseParser, DEFAULT_LIMITS, headerValue, headerValues } from './http/response-parser.js';
 export type { ParsedResponse, ParserLimits } from './http/response-parser.js';
@@ -46,3 +47,6 @@ export type { CrawlEvent, CrawlEventSink } from './engine/events.js';
 export { PoliteFetcher } from './engine/polite-fetch.js';
 export { Worker } from './engine/worker.js';
 export type { WorkerOptions, WorkerProgram, WorkerSummary } from './engine/worker.js';
+
+export { CrawlArchive } from './archive/crawl-archive.js';
+export type { ArchiveSummary, ArchivedPage, CrawlArchiveOptions } from './archive/crawl-archive.js';

@@ -23,6 +23,7 @@
  */
 import { CrawlerError } from '../errors.js';
 import { flagKey, type FlagSpec, type FlagValues } from './flag-types.js';
+import { parseSize } from './size.js';
 
 export { defineFlags, flagKey, type BooleanFlag, type CountFlag, type DurationFlag, type FlagKey, type FlagSpec, type FlagType, type FlagValue, type FlagValues, type RepeatableStringFlag, type StringFlag } from './flag-types.js';
 
@@ -53,6 +54,7 @@ function convert(spec: FlagSpec, raw: string): number | string {
     if (!SECONDS_RE.test(raw)) throw new CrawlerError('ERR_INVALID_OPTION', `--${spec.name} must be a non-negative number, got "${raw}"`);
     return Number(raw);
   }
+  if (spec.type === 'size') return parseSize(raw, `--${spec.name}`);
   if (spec.type === 'count') {
     if (!COUNT_RE.test(raw) || !Number.isSafeInteger(Number(raw))) throw new CrawlerError('ERR_INVALID_OPTION', `--${spec.name} must be a non-negative whole number, got "${raw}"`);
     return Number(raw);
@@ -70,6 +72,8 @@ function absent(spec: FlagSpec): boolean | number | string | undefined {
       const text = String(spec.default);
       return SECONDS_RE.test(text) ? msFromSeconds(text) : spec.default * 1000; // 1e-7 and the like
     }
+    case 'size':
+      return spec.default === undefined ? undefined : parseSize(spec.default, `--${spec.name}`);
     case 'string':
       return spec.repeatable === true ? undefined : spec.default;
     default:

@@ -29,6 +29,20 @@ export const HTTP_FLAGS = defineFlags([
   { name: 'insecure', type: 'boolean', help: 'do not verify TLS certificates (test servers only)' },
 ]);
 
+/** The crawl archive's flags (both programs). */
+export const WARC_FLAGS = defineFlags([
+  { name: 'warc', type: 'string', arg: 'FILE', help: 'write every request and response to a WARC/1.1 archive (FILE.gz: one gzip member per record); a file that is not an archive of ours is never overwritten' },
+  { name: 'warc-max-size', type: 'size', arg: 'SIZE', default: '1GB', help: 'with --warc: go on in FILE-00002.warc(.gz) and so on past this size (1GB, 500MB, 64KiB...)' },
+]);
+
+/** The archive settings from parsed flags: undefined without --warc. */
+export function archiveFrom(flags: { warc: string | undefined; warcMaxSize: number }): { path: string; maxSize: number } | undefined {
+  if (flags.warc === undefined) return undefined;
+  if (flags.warc === '') throw new CrawlerError('ERR_INVALID_OPTION', '--warc needs a file name');
+  if (flags.warcMaxSize < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--warc-max-size must be more than 0 bytes');
+  return { path: flags.warc, maxSize: flags.warcMaxSize };
+}
+
 /** --report, for both programs. */
 export const REPORT_FLAGS = defineFlags([
   { name: 'report', type: 'string', arg: 'FILE', help: 'write a self-contained HTML report of the crawl to FILE (a name ending in .html) when it ends, also after SIGINT; an existing FILE is replaced only when it is a report of ours' },

@@ -12,7 +12,7 @@ import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { prefixesScope, sameOriginScope, type Scope } from '../url/scope.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
 import { reportSettings } from '../report/run-info.js';
-import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, REPORT_FLAGS } from './common-flags.js';
+import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, REPORT_FLAGS, WARC_FLAGS } from './common-flags.js';
 import type { CliIo } from './run-cli.js';
 
 export { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT };
@@ -31,6 +31,7 @@ const FLAGS = defineFlags([
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
   ...HTTP_FLAGS,
+  ...WARC_FLAGS,
   ...REPORT_FLAGS,
   { name: 'frontier', type: 'string', arg: 'URL', help: 'run as one worker of a crawl shared through postgresql://USER@HOST:PORT/DB or sqlite:FILE (default: a private crawl, state in pageDirectory)' },
   { name: 'lease', type: 'duration', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: how long a worker may hold a URL before another worker takes it over' },
@@ -58,6 +59,11 @@ the same arguments; each saves the pages it fetches into its own
 pageDirectory under IDs the database hands out (1..N across all workers),
 every host's delay holds across all of them, and all end with exit 0 when
 nothing is left. --concurrency is then the URLs this worker holds at once.
+
+Archive: --warc FILE writes every request and response (robots.txt and each
+redirect hop included) byte for byte into a WARC/1.1 file, with a metadata
+record per page; with --resume it is continued, and in a shared crawl each
+worker writes FILE with its own tag before the extension.
 
 Log (stdout): one line per event, "%2d %*s%9s: %s" (depth, indent, word, URL),
 words Fetched, Scanning, Found, Added, IgnDupl, IgnExtrn, IgnRobots, Failed.
@@ -122,6 +128,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   }
   const report = option(() => reportSettings(flags.report, 'crawler', argv));
   const leaseMs = option(() => leaseMsFrom(flags.leaseMs));
+  const archive = option(() => archiveFrom(flags));
   const quiet = flags.quiet;
   return runTse(
     {
@@ -146,6 +153,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       resume: flags.resume,
       overwrite: flags.overwrite,
       shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags.strictBfs },
+      archive: archive === undefined ? undefined : { ...archive, commandLine: ['crawler', ...argv] },
     },
     io,
     report,

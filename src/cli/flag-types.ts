@@ -13,6 +13,8 @@
  *   duration            number of milliseconds, from seconds on the command
  *                       line and in `default`; `| undefined` without a default
  *   factor              number (a non-negative decimal); `| undefined` without a default
+ *   size                number of bytes, from `1000000`, `500K`, `1GB`, `64KiB`
+ *                       (size.ts) on the command line and in `default`
  *   string              string; `| undefined` without a default
  *   string, repeatable  string[] in the order given, undefined when absent
  */
@@ -53,6 +55,13 @@ export interface FactorFlag extends FlagBase {
   default?: number;
 }
 
+/** A size in bytes, written with or without a unit (`1GB`, `500K`, `64KiB`; see size.ts). */
+export interface SizeFlag extends FlagBase {
+  type: 'size';
+  /** As the user would write it (`1GB`): shown in help, and used (in bytes) when the flag is absent. */
+  default?: string;
+}
+
 export interface StringFlag extends FlagBase {
   type: 'string';
   /** Shown in help; the value used when the flag is absent. */
@@ -66,7 +75,7 @@ export interface RepeatableStringFlag extends FlagBase {
   repeatable: true;
 }
 
-export type FlagSpec = BooleanFlag | CountFlag | DurationFlag | FactorFlag | StringFlag | RepeatableStringFlag;
+export type FlagSpec = BooleanFlag | CountFlag | DurationFlag | FactorFlag | SizeFlag | StringFlag | RepeatableStringFlag;
 export type FlagType = FlagSpec['type'];
 
 type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;

@@ -9,7 +9,7 @@ import { KH_MAX_KEYWORD, KH_MAX_DEPTH, KH_USER_AGENT, resolveKhLink, runKeywordH
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
 import { reportSettings } from '../report/run-info.js';
-import { clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, REPORT_FLAGS } from './common-flags.js';
+import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, REPORT_FLAGS, WARC_FLAGS } from './common-flags.js';
 import type { CliIo } from './run-cli.js';
 
 export { KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
@@ -24,6 +24,7 @@ const FLAGS = defineFlags([
       ? { ...f, default: 1, help: 'requests in flight at once to different hosts; above 1 fetches queued pages ahead, so pages after the one holding the keyword may be requested' }
       : f,
   ),
+  ...WARC_FLAGS,
   ...REPORT_FLAGS,
 ]);
 
@@ -40,7 +41,8 @@ Output (stdout), one line per event, in the order they happen:
   LINK:host=H;port=P;respath=R;action=A      A: follow, robots_ignore, already_seen_ignore
   FOUND_KEYWORD:host=H;port=P;respath=R;line=L   then it stops
   NOT_FOUND_KEYWORD:                          after the last page
-Notes and errors go to stderr.
+Notes and errors go to stderr. --warc FILE keeps every request and response
+(robots.txt and redirects included) byte for byte in a WARC/1.1 archive.
 
 Options:
 ${formatFlags(FLAGS)}
@@ -81,9 +83,11 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   const characters = [...keyword].length;
   if (characters > KH_MAX_KEYWORD) throw usage(`SearchKeyword is ${characters} characters long; at most ${KH_MAX_KEYWORD} allowed`);
   let parallel;
+  let archive;
   let report;
   try {
     parallel = concurrencyFrom(flags);
+    archive = archiveFrom(flags);
     report = reportSettings(flags.report, 'KeywordHunter', argv);
   } catch (err) {
     throw usage(describeError(err));
@@ -102,6 +106,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
       client: clientOptionsFrom(flags, KH_USER_AGENT),
       ...parallel,
       progress: io.stderrIsTTY && !io.stdoutIsTTY,
+      archive: archive === undefined ? undefined : { ...archive, commandLine: ['KeywordHunter', ...argv] },
     },
     io,
     report,

@@ -16,7 +16,7 @@
  * one event vocabulary (a page's events come together, once its claim is
  * completed: only then does the store say which links were new).
  */
-import { isCrawlerError, type CrawlerError } from '../errors.js';
+import { CrawlerError, isCrawlerError } from '../errors.js';
 import type { LinkExtractor } from '../extract/types.js';
 import { storeTime, type Claim, type HostTiming, type ClaimCrawlConfig, type ClaimEntry, type ClaimOptions, type ClaimStore, type Completion, type StoredRobots } from '../frontier/claim-store.js';
 import { systemClock, type Clock } from '../frontier/clock.js';
@@ -97,6 +97,8 @@ export class Worker {
   /** Scope, then robots where known; duplicates are the store's to say, on completion. */
   private readonly classifier: LinkClassifier;
   private readonly halt = new AbortController();
+  /** Hosts whose robots.txt this worker is learning now (lanes share one load). */
+  private readonly loading = new Map<string, Promise<RobotsRules>>();
   private readonly signal: AbortSignal;
   private responses = 0;
   private saved = 0;
@@ -105,7 +107,12 @@ export class Worker {
     this.o = options;
     this.clock = options.clock ?? systemClock;
     this.signal = options.signal === undefined ? this.halt.signal : AbortSignal.any([options.signal, this.halt.signal]);
-    this.gate = new RobotsGate({ politeness: options.politeness });
+    this.gate = new RobotsGate({
+      politeness: options.politeness,
+      enabled: options.config.robots,
+      // Links to a host whose rules this worker does not know yet: learnt from the store (or fetched through it) when found.
+      load: (origin) => this.loadRobots(origin, 0),
+    });
     this.classifier = new LinkClassifier({ inScope: (url) => options.program.inScope(url), robots: this.gate });
   }
 
@@ -155,21 +162,58 @@ export class Worker {
     return at === undefined || at < before ? undefined : storeTime(claim, before, at);
   }
 
+  /** A robots.txt claim from the queue: fetched, and its rules learnt. */
   private async robots(claim: Claim, before: number): Promise<void> {
+    const learnt = await this.fetchRobots(claim, before);
+    if (learnt !== undefined) this.gate.learn(claim.origin, learnt.rules, learnt.delayMs);
+  }
+
+  /** Fetches a claimed robots.txt and completes the claim with its answer; undefined when a stop came first (the claim is given back). */
+  private async fetchRobots(claim: Claim, before: number): Promise<{ rules: RobotsRules; delayMs: number } | undefined> {
     const { program, config } = this.o;
     this.takeHost(claim);
     const result = await program.robotsFetch(claim.url, claim.origin);
     if (this.signal.aborted && !('status' in result)) {
       await this.o.store.release(claim); // stopped before (or while) asking: not an answer
-      return;
+      return undefined;
     }
     const answer = 'status' in result ? program.storedRobots(result.status, result.body) : { status: 0, body: '' };
     const rules = program.robotsRules(answer);
     const delayMs = Math.max(config.delayMs, (rules.crawlDelay ?? 0) * 1000);
-    this.gate.learn(claim.origin, rules, delayMs);
     this.o.politeness.setHostDelay(claim.origin, delayMs);
     await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links: [], saved: false, robots: { answer, delayMs }, host: this.hostTiming(claim, before) });
     this.o.onEvent({ type: 'robots-txt', url: claim.url, answer });
+    return { rules, delayMs };
+  }
+
+  /**
+   * The rules of a host a link leads to, when this worker does not know
+   * them: from the host's row, or fetched now through a robots.txt claim
+   * (waiting while another worker fetches them), so that the link is judged
+   * when it is found, as a private crawl judges it. One load per host at a time.
+   */
+  private loadRobots(origin: string, depth: number): Promise<RobotsRules> {
+    let loading = this.loading.get(origin);
+    if (loading === undefined) {
+      loading = this.robotsFromStore(origin, depth).finally(() => this.loading.delete(origin));
+      this.loading.set(origin, loading);
+    }
+    return loading;
+  }
+
+  private async robotsFromStore(origin: string, depth: number): Promise<RobotsRules> {
+    for (;;) {
+      if (this.signal.aborted) throw new CrawlerError('ERR_ABORTED', `stopped before learning the robots.txt of ${origin}`);
+      const before = this.clock.now();
+      const r = await this.o.store.robotsFor(origin, depth, this.o.claim);
+      if ('answer' in r) return this.o.program.robotsRules(r.answer);
+      if ('waitMs' in r) {
+        await this.clock.sleep(r.waitMs, this.signal);
+        continue;
+      }
+      const learnt = await this.fetchRobots(r.claim, before);
+      if (learnt !== undefined) return learnt.rules;
+    }
   }
 
   private async page(claim: Claim, before: number): Promise<void> {
@@ -233,10 +277,15 @@ export class Worker {
     let result;
     let scanned: PageScan<ClaimEntry> | undefined;
     try {
-      scanned = depth < this.o.config.maxDepth ? this.scan(url, depth, response.body) : undefined;
+      scanned = depth < this.o.config.maxDepth ? await this.scan(url, depth, response.body) : undefined;
       result = await this.o.store.complete(claim, nothing({ links: scanned?.links ?? [], saved: true }));
     } catch (err) {
       staged.discard();
+      // A stop while a link's robots.txt was being learnt: the page is redone by whoever claims it next.
+      if (isCrawlerError(err) && err.code === 'ERR_ABORTED') {
+        await store.release(claim);
+        return;
+      }
       throw err;
     }
     if (!result.ok || result.documentId === undefined) {
@@ -281,7 +330,14 @@ export class Worker {
     const { onEvent } = this.o;
     const depth = claim.depth;
     const target = step.kind === 'invalid' ? undefined : step.target;
-    let action: LinkAction | 'invalid' = target === undefined ? 'invalid' : this.classify(target);
+    let action: LinkAction | 'invalid';
+    try {
+      action = target === undefined ? 'invalid' : await this.classify(target);
+    } catch (err) {
+      if (!isCrawlerError(err) || err.code !== 'ERR_ABORTED') throw err;
+      await this.o.store.release(claim);
+      return;
+    }
     const links: ClaimEntry[] = target !== undefined && action === 'follow' ? [{ key: target.key, url: target.href, depth, origin: target.origin }] : [];
     const result = await this.o.store.complete(claim, { startedAt: this.startedAt(claim, before), links, saved: false, host: this.hostTiming(claim, before) });
     if (!result.ok) {
@@ -292,17 +348,17 @@ export class Worker {
     onEvent({ type: 'redirect', from, depth, target, raw: step.raw, action, error: step.kind === 'invalid' ? step.error : undefined });
   }
 
-  /** external, then robots (when this worker knows the host's rules), else follow; duplicates are the store's to say. */
-  private classify(url: HttpUrl): LinkAction {
-    return this.classifier.now(url) ?? 'follow';
+  /** external, then robots (learning the host's rules first when they are not known), else follow; duplicates are the store's to say. */
+  private async classify(url: HttpUrl): Promise<LinkAction> {
+    return this.classifier.now(url) ?? (await this.classifier.classify(url));
   }
 
   /** The links of a page in document order: those to queue, and a report for each. */
-  private scan(page: HttpUrl, depth: number, body: Buffer): PageScan<ClaimEntry> {
+  private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<PageScan<ClaimEntry>> {
     const scan = new PageScan<ClaimEntry>(page, depth);
     for (const { raw, url, error } of pageLinks(this.o.extractor.extract(body), page, this.o.program.resolveLink)) {
       if (url === undefined) scan.push({ type: 'link', depth, raw, url: undefined, action: 'invalid', error }, undefined);
-      else scan.push({ type: 'link', depth, raw, url, action: this.classify(url) }, { key: url.key, url: url.href, depth: depth + 1, origin: url.origin });
+      else scan.push({ type: 'link', depth, raw, url, action: await this.classify(url) }, { key: url.key, url: url.href, depth: depth + 1, origin: url.origin });
     }
     return scan;
   }

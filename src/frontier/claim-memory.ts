@@ -19,6 +19,7 @@ import {
   type ClaimOptions,
   type ClaimResult,
   type ClaimStore,
+  type RobotsResult,
   type Completion,
   type CompletionResult,
   type StoredRobots,
@@ -86,30 +87,35 @@ export class MemoryClaimStore implements ClaimStore {
     return this.addSync(entries);
   }
 
-  private addSync(entries: readonly ClaimEntry[]): boolean[] {
+  private hostOf(origin: string): Host {
     const cfg = this.requireOpen();
+    let host = this.hosts.get(origin);
+    if (host === undefined) {
+      host = {
+        id: this.hosts.size + 1,
+        origin,
+        robotsState: cfg.robots ? 0 : 2,
+        robots: undefined,
+        delayMs: cfg.delayMs,
+        nextFetchAt: -Infinity,
+        streak: 0,
+        refusal: undefined,
+        reservedBy: 0,
+        reservedUntil: -Infinity,
+        pending: [],
+      };
+      this.hosts.set(origin, host);
+    }
+    return host;
+  }
+
+  private addSync(entries: readonly ClaimEntry[]): boolean[] {
     const inserted = new Set<string>();
     for (const e of entries) {
       if (this.seen.has(e.key)) continue;
       this.seen.add(e.key);
       inserted.add(e.key);
-      let host = this.hosts.get(e.origin);
-      if (host === undefined) {
-        host = {
-          id: this.hosts.size + 1,
-          origin: e.origin,
-          robotsState: cfg.robots ? 0 : 2,
-          robots: undefined,
-          delayMs: cfg.delayMs,
-          nextFetchAt: -Infinity,
-          streak: 0,
-          refusal: undefined,
-          reservedBy: 0,
-          reservedUntil: -Infinity,
-          pending: [],
-        };
-        this.hosts.set(e.origin, host);
-      }
+      const host = this.hostOf(e.origin);
       host.pending.push({ id: ++this.lastRow, key: e.key, url: e.url, depth: e.depth, host, state: PENDING, token: 0, leaseUntil: 0, doc: undefined, attempts: 0 });
     }
     return markAdded(entries, inserted);
@@ -159,6 +165,21 @@ export class MemoryClaimStore implements ClaimStore {
     // Claims out may add links: poll.
     if (this.claimed.size > 0) return { waitMs: POLL_WAIT_MS };
     return { done: true };
+  }
+
+  async robotsFor(origin: string, depth: number, options: ClaimOptions): Promise<RobotsResult> {
+    const now = this.now();
+    this.reap(now);
+    const host = this.hostOf(origin);
+    if (host.robotsState === 2) return { answer: host.robots ?? { status: 0, body: '' } };
+    if (host.robotsState === 1 || host.reservedUntil >= now) return { waitMs: POLL_WAIT_MS };
+    if (host.nextFetchAt > now) return { waitMs: clampWait(host.nextFetchAt - now) };
+    const token = ++this.lastToken;
+    host.robotsState = 1;
+    host.reservedBy = token;
+    host.reservedUntil = now + options.leaseMs;
+    const url = robotsUrlOf(origin);
+    return { claim: { kind: 'robots', id: host.id, token, origin, key: url, url, depth, delayMs: host.delayMs, robots: undefined, clock: now, attempts: 0, streak: host.streak, refusal: host.refusal } };
   }
 
   /** Claims whose lease ran out go back to waiting. */

@@ -235,6 +235,44 @@ BEGIN
   RETURN QUERY SELECT true, v_doc, v_new;
 END $$;
 
+-- The robots.txt answer of a host a link leads to (its row made when new): the answer when known
+-- ('answer'), else a claim of it when the host is ready and free ('robots'), else a time to wait.
+-- It locks only that host's row, SKIP LOCKED, after an insert that waits for nothing it holds.
+CREATE OR REPLACE FUNCTION pc_robots_for(p_origin text, p_depth int, p_lease double precision, p_poll double precision)
+RETURNS TABLE (kind text, id bigint, token bigint, robots_status int, robots_body text, delay_ms double precision,
+               clock double precision, wait_ms double precision, streak int, refusal text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_now double precision := pc_now();
+  v_robots boolean;
+  v_delay double precision;
+  v_token bigint;
+  h record;
+BEGIN
+  SELECT c.robots, c.delay_ms INTO v_robots, v_delay FROM pc_crawl c WHERE c.id = 1;
+  INSERT INTO pc_hosts (origin, robots_state, delay_ms) VALUES (p_origin, CASE WHEN v_robots THEN 0 ELSE 2 END, v_delay)
+    ON CONFLICT DO NOTHING;
+  SELECT ph.id AS hid, ph.robots_state AS rstate, ph.robots_status AS rstatus, ph.robots_body AS rbody, ph.delay_ms AS hdelay,
+         ph.next_fetch_at AS nf, ph.reserved_until AS ru, ph.streak AS hstreak, ph.refusal AS hrefusal
+    INTO h FROM pc_hosts ph WHERE ph.origin = p_origin;
+  IF h.rstate = 2 THEN
+    RETURN QUERY SELECT 'answer'::text, h.hid, NULL::bigint, h.rstatus, h.rbody, h.hdelay, v_now, NULL::double precision, h.hstreak, h.hrefusal;
+    RETURN;
+  END IF;
+  IF h.ru < v_now AND h.nf <= v_now THEN
+    PERFORM 1 FROM pc_hosts ph WHERE ph.id = h.hid AND ph.robots_state <> 2 AND ph.reserved_until < v_now AND ph.next_fetch_at <= v_now
+      FOR NO KEY UPDATE SKIP LOCKED;
+    IF FOUND THEN
+      v_token := nextval('pc_token_seq');
+      UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
+      RETURN QUERY SELECT 'robots'::text, h.hid, v_token, NULL::int, NULL::text, h.hdelay, v_now, NULL::double precision, h.hstreak, h.hrefusal;
+      RETURN;
+    END IF;
+  END IF;
+  RETURN QUERY SELECT NULL::text, NULL::bigint, NULL::bigint, NULL::int, NULL::text, NULL::double precision, v_now,
+    CASE WHEN h.ru < v_now AND h.nf > v_now THEN h.nf - v_now ELSE p_poll END, NULL::int, NULL::text;
+END $$;
+
 -- A saved page's file is in place: the URL is done.
 CREATE OR REPLACE FUNCTION pc_published(p_id bigint, p_token bigint) RETURNS void LANGUAGE sql AS $$
   UPDATE pc_queue SET state = 2 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1

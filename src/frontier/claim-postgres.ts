@@ -10,6 +10,7 @@ import { PG_SCHEMA, PG_SCHEMA_VERSION } from './claim-postgres-sql.js';
 import {
   configMismatch,
   lostLease,
+  robotsUrlOf,
   markAdded,
   clampWait,
   POLL_WAIT_MS,
@@ -19,6 +20,7 @@ import {
   type ClaimOptions,
   type ClaimResult,
   type ClaimStore,
+  type RobotsResult,
   type Completion,
   type CompletionResult,
 } from './claim-store.js';
@@ -169,6 +171,23 @@ export class PostgresClaimStore implements ClaimStore {
     const row = r.rows[0];
     if (row === undefined || !row.ok) return lostLease(c);
     return { ok: true, documentId: row.doc === null ? undefined : Number(row.doc), added: markAdded(c.links, new Set(row.inserted)) };
+  }
+
+  async robotsFor(origin: string, depth: number, options: ClaimOptions): Promise<RobotsResult> {
+    const r = await this.query<{
+      kind: string | null; id: string | null; token: string | null; robots_status: number | null; robots_body: string | null;
+      delay_ms: number | null; clock: number; wait_ms: number | null; streak: number | null; refusal: string | null;
+    }>('SELECT * FROM pc_robots_for($1, $2, $3, $4)', [origin, depth, options.leaseMs, POLL_WAIT_MS], 'pc_robots_for');
+    const row = r.rows[0];
+    if (row === undefined || row.kind === null) return { waitMs: clampWait(row?.wait_ms ?? POLL_WAIT_MS) };
+    if (row.kind === 'answer') return { answer: { status: row.robots_status ?? 0, body: row.robots_body ?? '' } };
+    const url = robotsUrlOf(origin);
+    return {
+      claim: {
+        kind: 'robots', id: Number(row.id), token: Number(row.token), origin, key: url, url, depth, delayMs: row.delay_ms ?? 0,
+        robots: undefined, clock: row.clock, attempts: 0, streak: row.streak ?? 0, refusal: row.refusal ?? undefined,
+      },
+    };
   }
 
   async published(claim: Claim): Promise<void> {

@@ -22,6 +22,7 @@ import {
   type ClaimOptions,
   type ClaimResult,
   type ClaimStore,
+  type RobotsResult,
   type Completion,
   type CompletionResult,
 } from './claim-store.js';
@@ -101,6 +102,7 @@ export class SqliteClaimStore implements ClaimStore {
       seen: p('INSERT OR IGNORE INTO seen (key) VALUES (?)'),
       host: p('INSERT OR IGNORE INTO hosts (origin, robots_state, delay_ms) VALUES (?, ?, ?)'),
       hostId: p('SELECT id FROM hosts WHERE origin = ?').pluck(),
+      hostRow: p('SELECT id, robots_state, robots_status, robots_body, delay_ms, next_fetch_at, reserved_until, streak, refusal FROM hosts WHERE origin = ?'),
       queue: p('INSERT INTO queue (host_id, key, url, depth) VALUES (?, ?, ?, ?)'),
       floor: p('SELECT min(depth) FROM queue WHERE state < 2').pluck(),
       candidate: p(`
@@ -173,21 +175,43 @@ export class SqliteClaimStore implements ClaimStore {
 
   private addUnlocked(entries: readonly ClaimEntry[]): boolean[] {
     const inserted = new Set<string>();
-    let crawl: { robots: number; delay_ms: number } | undefined;
     for (const e of entries) {
       if (this.stmt('seen').run(e.key).changes === 0) continue;
       inserted.add(e.key);
       // Host rows are never deleted, so an origin's id, once read, stays true for every worker.
-      let hostId = this.hostIds.get(e.origin);
-      if (hostId === undefined) {
-        crawl ??= this.stmt('crawl').get() as { robots: number; delay_ms: number };
-        this.stmt('host').run(e.origin, crawl.robots === 1 ? 0 : 2, crawl.delay_ms);
-        hostId = this.stmt('hostId').get(e.origin) as number;
-        this.hostIds.set(e.origin, hostId);
-      }
-      this.stmt('queue').run(hostId, e.key, e.url, e.depth);
+      this.stmt('queue').run(this.ensureHost(e.origin), e.key, e.url, e.depth);
     }
     return markAdded(entries, inserted);
+  }
+
+  /** The host row of `origin`, made when new (with the crawl's delay; robots.txt unknown when the crawl obeys it). */
+  private ensureHost(origin: string): number {
+    let hostId = this.hostIds.get(origin);
+    if (hostId === undefined) {
+      const crawl = this.stmt('crawl').get() as { robots: number; delay_ms: number };
+      this.stmt('host').run(origin, crawl.robots === 1 ? 0 : 2, crawl.delay_ms);
+      hostId = this.stmt('hostId').get(origin) as number;
+      this.hostIds.set(origin, hostId);
+    }
+    return hostId;
+  }
+
+  async robotsFor(origin: string, depth: number, options: ClaimOptions): Promise<RobotsResult> {
+    return this.tx((): RobotsResult => {
+      const now = this.now();
+      this.ensureHost(origin);
+      const h = this.stmt('hostRow').get(origin) as {
+        id: number; robots_state: number; robots_status: number | null; robots_body: string | null; delay_ms: number;
+        next_fetch_at: number; reserved_until: number; streak: number; refusal: string | null;
+      };
+      if (h.robots_state === 2) return { answer: { status: h.robots_status ?? 0, body: h.robots_body ?? '' } };
+      if (h.reserved_until >= now) return { waitMs: POLL_WAIT_MS };
+      if (h.next_fetch_at > now) return { waitMs: clampWait(h.next_fetch_at - now) };
+      const token = this.stmt('token').get() as number;
+      this.stmt('robotsClaim').run(token, now + options.leaseMs, h.id);
+      const url = robotsUrlOf(origin);
+      return { claim: { kind: 'robots', id: h.id, token, origin, key: url, url, depth, delayMs: h.delay_ms, robots: undefined, clock: now, attempts: 0, streak: h.streak, refusal: h.refusal ?? undefined } };
+    });
   }
 
   async add(entries: readonly ClaimEntry[]): Promise<boolean[]> {

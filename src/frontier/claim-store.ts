@@ -87,6 +87,9 @@ export interface Claim {
 /** What `claim` gives: a claim, a time to wait before asking again, or the end of the crawl. */
 export type ClaimResult = { claim: Claim } | { waitMs: number } | { done: true };
 
+/** What `robotsFor` gives: the host's known answer, a claim to fetch its robots.txt now, or a time to wait. */
+export type RobotsResult = { answer: StoredRobots } | { claim: Claim } | { waitMs: number };
+
 /** How a claim ended. */
 export interface Completion {
   /** The request start of the claim's (last) request, in the store's time; undefined when nothing was sent. */
@@ -164,6 +167,14 @@ export interface ClaimStore {
   complete(claim: Claim, completion: Completion): Promise<CompletionResult>;
   /** The saved page of a completed claim is in place under its document ID: the URL is done. */
   published(claim: Claim): Promise<void>;
+  /**
+   * The robots.txt answer of a host a link leads to, so that the link is
+   * judged when it is found, as a private crawl judges it: the answer when
+   * the host's row has it; else a `robots` claim (the row is made for a new
+   * host), to fetch and complete now; else, while another worker fetches it
+   * or the host is not ready, a time to wait before asking again.
+   */
+  robotsFor(origin: string, depth: number, options: ClaimOptions): Promise<RobotsResult>;
   /** Gives a claim back unfetched (a stop signal): the URL waits again, and the host is free. */
   release(claim: Claim): Promise<void>;
   /** The highest document ID taken so far. */

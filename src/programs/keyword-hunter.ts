@@ -25,6 +25,7 @@ import { EXIT_INTERRUPTED, type CliIo } from '../cli/run-cli.js';
 import { reportRecorder, stopWords } from '../report/report-recorder.js';
 import type { ReportSettings } from '../report/run-info.js';
 import { findLine } from './keyword-search.js';
+import { startArchive, withArchive, type ArchiveSettings } from './archive-run.js';
 
 /** The User-Agent the spec requires, also the robots.txt agent. */
 export const KH_USER_AGENT = 'ee122-KeywordHunter';
@@ -50,6 +51,8 @@ export interface KeywordHunterSettings {
   connectionsPerHost: number;
   /** Draw the progress line. */
   progress: boolean;
+  /** The crawl archive (`--warc`), if asked for. */
+  archive?: ArchiveSettings | undefined;
 }
 
 /** The spec's link resolution: RFC 3986, and a URL without a path means /index.html. */
@@ -94,6 +97,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
 
   /** Consumers of every event of the search besides the protocol, wire exchanges included (the crawl archive, the report). */
   const listeners: CrawlEventSink[] = report === undefined ? [] : [report.consume];
+  const archive = await startArchive(settings.archive, { robots: 'obey', userAgent: KH_USER_AGENT, resume: false, shared: false }, listeners);
   const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
   const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs });
@@ -155,15 +159,16 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
     scanAhead: true,
     onEvent,
   });
-  let summary;
-  try {
-    summary = await crawl.run();
-  } finally {
-    progress.done();
-    client.close();
-    if (report !== undefined) io.stderr(`KeywordHunter: report written to ${report.finish(summary === undefined ? 'stopped by an error' : found ? 'the keyword was found' : stopWords(summary.stoppedBy))}\n`);
-  }
-  if (summary.stoppedBy === 'signal') return EXIT_INTERRUPTED;
-  if (!found) protocol.notFound();
-  return 0;
+  return withArchive(archive, io, 'KeywordHunter', async () => {
+    let summary;
+    try {
+      summary = await crawl.run();
+    } finally {
+      progress.done();
+      if (report !== undefined) io.stderr(`KeywordHunter: report written to ${report.finish(summary === undefined ? 'stopped by an error' : found ? 'the keyword was found' : stopWords(summary.stoppedBy))}\n`);
+    }
+    if (summary.stoppedBy === 'signal') return EXIT_INTERRUPTED;
+    if (!found) protocol.notFound();
+    return 0;
+  }, () => client.close());
 }

@@ -63,6 +63,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
         return 'done';
       }
       const id = await sink.save({ url: url.key, depth: page.depth, body: response.body });
+      await p.archived(url.key); // the page's records are in the archive before the page is done
       page.documentId = id;
       onEvent({ type: 'saved', url, depth: page.depth, id });
       log.flush();

@@ -24,6 +24,7 @@ import { checkPathDepth } from '../url/limits.js';
 import { robotsRedirectRule, SeedPanic, tseInScope, type TseSettings } from './tse.js';
 import { runTseCrawl } from './tse-crawl.js';
 import { runTseWorker } from './tse-worker.js';
+import { startArchive, withArchive } from './archive-run.js';
 
 /** What a TSE run is built from: the settings and the parts both kinds of run share. */
 export interface TseParts {
@@ -45,6 +46,8 @@ export interface TseParts {
   listeners: readonly CrawlEventSink[];
   /** --report: the crawl report (also one of the listeners). */
   report: ReportRecorder | undefined;
+  /** Resolves once the archive holds the exchanges of the URL with this key (at once without --warc): awaited before a page is done. */
+  archived: (key: string) => Promise<void>;
 }
 
 /** Runs the crawl the settings describe; resolves with the exit status. */
@@ -52,6 +55,7 @@ export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: 
   const report = reportRecorder(reportSettings, { program: 'crawler', delayMs: settings.delayMs, pageDir: settings.pageDir });
   await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
   const listeners: CrawlEventSink[] = report === undefined ? [] : [report.consume];
+  const archive = await startArchive(settings.archive, { robots: settings.ignoreRobots ? 'ignore' : 'obey', userAgent: settings.userAgent, resume: settings.resume, shared: settings.shared !== undefined }, listeners);
   const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
   const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
@@ -72,12 +76,9 @@ export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: 
     seedPanic: new SeedPanic(settings.seed),
     listeners,
     report,
+    archived: archive === undefined ? () => Promise.resolve() : (key) => archive.written(key),
   };
-  try {
-    return await (settings.shared === undefined ? runTseCrawl(parts) : reportedWorker(parts, settings.shared));
-  } finally {
-    client.close();
-  }
+  return withArchive(archive, io, 'crawler', () => (settings.shared === undefined ? runTseCrawl(parts) : reportedWorker(parts, settings.shared)), () => client.close());
 }
 
 /** A worker of a shared crawl, with its report (of this worker's requests and pages), written when it ends. */

@@ -52,6 +52,13 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   const { settings, io, log, progress, seedPanic } = p;
   const { seed } = settings;
   const sink = new TsePageDirectory(settings.pageDir);
+  // The page's records are in the archive before the store hears it is done.
+  const stage = sink.stage.bind(sink);
+  sink.stage = async (page) => {
+    const staged = await stage(page);
+    await p.archived(page.url);
+    return staged;
+  };
   const robotsOptions = { userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, maxBytes: DEFAULT_MAX_ROBOTS_BYTES, maxCrawlDelay: DEFAULT_MAX_CRAWL_DELAY };
   const program: WorkerProgram = {
     resolveLink: p.resolve,

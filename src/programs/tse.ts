@@ -17,6 +17,7 @@ import type { HttpUrl } from '../url/http-url.js';
 import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
 import type { Scope } from '../url/scope.js';
 import type { LogMode } from '../output/cs50-log.js';
+import type { ArchiveSettings } from './archive-run.js';
 
 export const CRAWLER_USER_AGENT = 'polite-crawler/0.1 (TinySearch Engine crawler)';
 export const DEFAULT_DEPTH_LIMIT = 10;
@@ -50,6 +51,8 @@ export interface TseSettings {
   overwrite: boolean;
   /** Set for a worker of a shared crawl (`--frontier`). */
   shared: { spec: string; leaseMs: number; strictBfs: boolean } | undefined;
+  /** The crawl archive (`--warc`), if asked for. */
+  archive?: ArchiveSettings | undefined;
 }
 
 /** A URL the crawl may request: inside the scope, and not a well-known non-HTML file. */

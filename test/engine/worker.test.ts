@@ -39,6 +39,7 @@ function wrap(inner: ClaimStore, over: Partial<ClaimStore>): ClaimStore {
     complete: (c, x) => inner.complete(c, x),
     published: (c) => inner.published(c),
     release: (c) => inner.release(c),
+    robotsFor: (o, d, x) => inner.robotsFor(o, d, x),
     lastDocumentId: () => inner.lastDocumentId(),
     close: () => inner.close(),
     ...over,
@@ -156,4 +157,24 @@ test('a stop signal between the claim and the request gives the claim back: noth
   assert.deepEqual(reports, []);
   const next = await inner.claim({ leaseMs: 1000, strictBfs: false });
   assert.ok('claim' in next && next.claim.key === seed.key, 'the seed waits again, not held by a lease');
+});
+
+test('a link to a host whose robots.txt no worker has read yet is judged when it is found, as a private crawl judges it: IgnRobots, never Added then Failed', async (t) => {
+  const b = await startSite({
+    '/robots.txt': { body: 'User-agent: *\nDisallow: /private.html\n', headers: { 'content-type': 'text/plain' } },
+    '/ok.html': { body: page('ok') },
+    '/private.html': { body: page('private') },
+  }, '127.0.0.2');
+  t.after(() => b.close());
+  const a = await startSite({ '/': { body: page('home', [`${b.origin}/private.html`, `${b.origin}/ok.html`]) } });
+  t.after(() => a.close());
+  const seed = parseHttpUrl(`${a.origin}/`);
+  const events: CrawlEvent[] = [];
+  const dir = dirs.temp('worker-robots-');
+  await makeWorker(new MemoryClaimStore(), seed, dir, events, { robots: true, inScope: (u) => u.origin === a.origin || u.origin === b.origin }).run();
+  const home = linksOfSaved(events, '/');
+  assert.deepEqual(home?.map((l) => [l.url?.path, l.action]), [['/private.html', 'robots'], ['/ok.html', 'follow']]);
+  assert.equal(events.filter((e) => e.type === 'disallowed').length, 0, 'nothing queued was found disallowed later');
+  assert.deepEqual(b.paths(), ['/robots.txt', '/ok.html'], 'robots.txt once, and never the disallowed page');
+  assert.deepEqual(readPages(dir).map((p) => p.url).sort(), [`${a.origin}/`, `${b.origin}/ok.html`]);
 });

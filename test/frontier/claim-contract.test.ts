@@ -276,6 +276,37 @@ for (const [name, make, skip] of factories) {
       assert.equal(page(await a.claim(opts)).refusal, 'asked for 3600 s');
     });
 
+    test("robotsFor: a new host's robots.txt is claimed at once (its row made), another worker waits, then every worker gets the answer", { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config({ robots: true, delayMs: 10 }));
+      const r = await a.robotsFor(B, 1, opts);
+      assert.ok('claim' in r, JSON.stringify(r));
+      assert.equal(r.claim.kind, 'robots');
+      assert.equal(r.claim.url, `${B}/robots.txt`);
+      // While it is out, neither the other worker nor the queue hands it out again.
+      const w = await b.robotsFor(B, 1, opts);
+      assert.ok('waitMs' in w && w.waitMs >= 1, JSON.stringify(w));
+      const answer = { status: 200, body: 'User-agent: *\nDisallow: /x\n' };
+      assert.equal((await a.complete(r.claim, done({ startedAt: r.claim.clock, robots: { answer, delayMs: 10 } }))).ok, true);
+      assert.deepEqual(await b.robotsFor(B, 1, opts), { answer });
+      // A URL of that host queued later needs no robots.txt claim: the first claim of host B is a page.
+      const seedRobots = page(await a.claim(opts));
+      assert.equal(seedRobots.origin, A);
+      await a.complete(seedRobots, done({ startedAt: seedRobots.clock, robots: { answer: { status: 404, body: '' }, delayMs: 10 } }));
+      await sleep(15);
+      const seed = page(await a.claim(opts));
+      await a.complete(seed, done({ startedAt: seed.clock, links: [e(B, '/ok', 1)] }));
+      const ok = page(await b.claim(opts));
+      assert.deepEqual([ok.kind, ok.key, ok.robots], ['page', `${B}/ok`, answer]);
+    });
+
+    test('robotsFor with robots.txt ignored: every host answers at once, nothing to fetch', { skip }, async () => {
+      const { a } = await make();
+      await a.open(config({ robots: false }));
+      const r = await a.robotsFor(B, 1, opts);
+      assert.ok('answer' in r, JSON.stringify(r));
+    });
+
     test('a lease that runs out gives the URL to another worker; the late completion is refused and saves nothing', { skip }, async () => {
       const { a, b } = await make();
       await a.open(config({ delayMs: 50 }));

@@ -12,7 +12,7 @@ import { Politeness } from '../../src/frontier/politeness.js';
 import { HttpClient } from '../../src/http/client.js';
 import { CRAWLER_FAILURE_POLICY, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES, rulesFromAnswer } from '../../src/robots/policy.js';
 import { TsePageDirectory } from '../../src/sink/tse-pagedir.js';
-import { resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
+import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
 
 export interface TestWorkerOptions {
   signal?: AbortSignal;
@@ -26,6 +26,10 @@ export interface TestWorkerOptions {
   lanes?: number;
   /** Receives the worker's politeness (to look at a host's streak). */
   politeness?: Politeness;
+  /** Obey robots.txt, fetched through the worker's polite fetcher (default: ignored). */
+  robots?: boolean;
+  /** The crawl's scope (default: the seed's origin). */
+  inScope?: (url: HttpUrl) => boolean;
 }
 
 export function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, reports: CrawlEvent[], o: TestWorkerOptions = {}): Worker {
@@ -33,7 +37,7 @@ export function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, report
   const politeness = o.politeness ?? new Politeness({ delayMs: o.delayMs ?? 0 });
   const fetcher = new PoliteFetcher(client, politeness, undefined, { backOff: o.backOff ?? false });
   const robotsOptions = { userAgent: 'worker-test', onFailure: CRAWLER_FAILURE_POLICY, maxBytes: DEFAULT_MAX_ROBOTS_BYTES, maxCrawlDelay: DEFAULT_MAX_CRAWL_DELAY };
-  const config: ClaimCrawlConfig = { seed: { key: seed.key, url: seed.href, depth: 0, origin: seed.origin }, maxDepth: 2, delayMs: o.delayMs ?? 0, robots: false };
+  const config: ClaimCrawlConfig = { seed: { key: seed.key, url: seed.href, depth: 0, origin: seed.origin }, maxDepth: 2, delayMs: o.delayMs ?? 0, robots: o.robots === true };
   return new Worker({
     store,
     seed,
@@ -47,10 +51,10 @@ export function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, report
     sink: new TsePageDirectory(dir),
     program: {
       resolveLink: (href, base) => resolveHttpUrl(href, base),
-      inScope: (url) => url.origin === seed.origin,
+      inScope: o.inScope ?? ((url) => url.origin === seed.origin),
       rejectReason: (r) => (r.status === 200 ? undefined : `(HTTP ${r.status})`),
       failureReason: (e) => `(${e.message})`,
-      robotsFetch: async () => ({ error: new Error('not used') }),
+      robotsFetch: o.robots === true ? fetcher.robotsFetcher((h) => parseHttpUrl(h), resolveHttpUrl, 5) : async () => ({ error: new Error('not used') }),
       robotsRules: (a) => rulesFromAnswer({ status: a.status, body: Buffer.from(a.body) }, robotsOptions),
       storedRobots: (status, body) => ({ status, body: body.toString() }),
       ...(o.retry === undefined ? {} : { retry: o.retry }),

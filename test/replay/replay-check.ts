@@ -59,7 +59,8 @@ async function replayFrame(page: Page, url: string, timeoutMs: number): Promise<
  * AssertionError naming the first page that differs.
  */
 export async function assertReplayEqualsLive(waczPath: string, liveUrls: readonly string[], options: ReplayCheckOptions = {}): Promise<void> {
-  const timeoutMs = options.timeoutMs ?? 60_000;
+  // The first page waits for the service worker to install and load the archive: slow on a loaded machine.
+  const timeoutMs = options.timeoutMs ?? 180_000;
   const replay = await startReplayServer(waczPath);
   try {
     await withBrowser(async (page) => {

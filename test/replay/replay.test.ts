@@ -20,7 +20,7 @@ import { replaySkipReason } from './replay-server.js';
 
 const dirs = useTempDirs('replay-');
 
-test('a WACZ of a loopback site replays in ReplayWeb.page with the live pages\' titles and text', { skip: browserSkipReason ?? replaySkipReason, timeout: 300_000 }, async () => {
+test('a WACZ of a loopback site replays in ReplayWeb.page with the live pages\' titles and text', { skip: browserSkipReason ?? replaySkipReason, timeout: 600_000 }, async () => {
   const site = await startSite(fixtureSite());
   let open = true;
   try {

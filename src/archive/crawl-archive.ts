@@ -1,0 +1,259 @@
+/**
+ * The crawl archive (`--warc FILE`): a consumer of the crawl's events that
+ * writes a WARC/1.1 archive. Every wire exchange becomes its records
+ * (exchange-records.ts); every page a `metadata` record with its depth, the
+ * page it came from (`via`) and its outlinks. The work is done off the
+ * socket path: events are queued as they come and turned into records
+ * (digests, gzip, the write) on the next turn of the event loop.
+ *
+ * At the end, `finish()` says which files were written and which pages they
+ * hold, for the index and the package (see finishArchive in the runners).
+ */
+import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
+import type { HttpUrl } from '../url/http-url.js';
+import { sha1Digest } from './digest.js';
+import { exchangeRecords, type Capture } from './exchange-records.js';
+import { newRecordId, serializeRecord, warcDate, warcFields } from './warc-record.js';
+import { warcinfoRecord, type CrawlDescription } from './warcinfo.js';
+import { WarcWriter } from './warc-writer.js';
+
+/** A page the archive holds (a 200 that is no redirect), as pages.jsonl lists it. */
+export interface ArchivedPage {
+  url: string;
+  /** Its response record's WARC-Date. */
+  ts: string;
+  status: number;
+  /** The HTML title, when the page has one in its first 64 KiB. */
+  title?: string;
+}
+
+/** What a finished archive is. */
+export interface ArchiveSummary {
+  warcPaths: readonly string[];
+  pages: readonly ArchivedPage[];
+}
+
+export interface CrawlArchiveOptions extends CrawlDescription {
+  path: string;
+  maxSize: number;
+  resume: boolean;
+  /**
+   * Each page's events come in one run, page after page (a private crawl).
+   * False for a worker of a shared crawl, whose lanes interleave: a page's
+   * record then waits for the event that ends it (saved, failed, lost, redirect).
+   */
+  ordered: boolean;
+}
+
+interface PageState {
+  url: HttpUrl;
+  depth: number;
+  status: number;
+  outlinks: string[];
+  redirect: boolean;
+  failure: string | undefined;
+}
+
+interface Fetched {
+  capture: Capture;
+  title: string | undefined;
+}
+
+/** Bounds on what is remembered (oldest forgotten first): memory stays bounded on a crawl of millions of pages. */
+const MAX_FETCHED = 10_000;
+const MAX_PAYLOADS = 100_000;
+const MAX_VIA = 200_000;
+
+function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) map.delete(map.keys().next().value as string);
+}
+
+/** The HTML title in the first 64 KiB, whitespace collapsed; undefined when there is none. Decodes only the title's bytes. */
+export function pageTitle(payload: Buffer): string | undefined {
+  const head = payload.subarray(0, 65536);
+  let at = head.indexOf('<title');
+  if (at === -1) at = head.indexOf('<TITLE');
+  if (at === -1) at = head.indexOf('<Title');
+  if (at === -1) return undefined;
+  const open = head.indexOf('>', at);
+  const end = open === -1 ? -1 : head.indexOf('</', open);
+  if (end === -1) return undefined;
+  const title = head.toString('utf8', open + 1, end).replace(/\s+/g, ' ').trim();
+  return title === '' ? undefined : title;
+}
+
+export class CrawlArchive {
+  private readonly o: CrawlArchiveOptions;
+  private readonly writer: WarcWriter;
+  private queue: CrawlEvent[] = [];
+  private scheduled = false;
+  private finished = false;
+  private readonly fetched = new Map<string, Fetched>();
+  private readonly payloads = new Map<string, Capture>();
+  private readonly via = new Map<string, string>();
+  private readonly open = new Map<string, PageState>();
+  private scanned: PageState | undefined;
+  private saved: PageState | undefined;
+  private readonly pages: ArchivedPage[] = [];
+  /** Per URL, the write of its last exchange's records. */
+  private readonly writes = new Map<string, Promise<void>>();
+
+  private constructor(options: CrawlArchiveOptions, writer: WarcWriter) {
+    this.o = options;
+    this.writer = writer;
+  }
+
+  /** Opens the archive (refusing a file that is not ours); rejects with ERR_WRITE. */
+  static async open(options: CrawlArchiveOptions): Promise<CrawlArchive> {
+    const writer = await WarcWriter.open({
+      path: options.path,
+      maxSize: options.maxSize,
+      resume: options.resume,
+      warcinfo: (name, resumed) => warcinfoRecord(name, options, resumed),
+    });
+    return new CrawlArchive(options, writer);
+  }
+
+  /** The sink for the run's events (exchanges included). */
+  readonly consume: CrawlEventSink = (e) => {
+    if (this.finished) return;
+    this.queue.push(e);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.drain());
+  };
+
+  /**
+   * Resolves once the records of the last exchange with `key` (a URL's
+   * identity key), and all before them, are in the files (written, not
+   * synced): awaited before a page is recorded as done, so that a crash
+   * never leaves a page done in the crawl state but missing from the
+   * archive. Records go out as soon as they are made (a plain file at once;
+   * a gzip file once its thread has deflated them), so this rarely waits.
+   */
+  written(key: string): Promise<void> {
+    this.drain();
+    return this.writes.get(key) ?? Promise.resolve();
+  }
+
+  /** Writes everything and closes the files; rejects with ERR_WRITE when a write failed. */
+  async finish(): Promise<ArchiveSummary> {
+    this.drain();
+    this.finished = true;
+    this.endScan();
+    for (const page of [...this.open.values()]) this.close(page);
+    await this.writer.close();
+    return { warcPaths: [...this.writer.files], pages: this.pages };
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    const events = this.queue;
+    this.queue = [];
+    for (const e of events) this.handle(e);
+  }
+
+  private handle(e: CrawlEvent): void {
+    if (e.type === 'exchange') {
+      this.exchange(e.exchange);
+      return;
+    }
+    if (e.type === 'link') {
+      const page = this.scanned;
+      if (page === undefined || e.url === undefined) return;
+      page.outlinks.push(e.url.key);
+      if (e.action === 'follow') remember(this.via, e.url.key, page.url.key, MAX_VIA);
+      return;
+    }
+    this.endScan();
+    if (this.saved !== undefined && !(e.type === 'scanning' && e.url.key === this.saved.url.key)) this.close(this.saved);
+    this.saved = undefined;
+    switch (e.type) {
+      case 'response': {
+        if (this.o.ordered) for (const page of [...this.open.values()]) this.close(page);
+        this.open.set(e.url.key, { url: e.url, depth: e.depth, status: e.status, outlinks: [], redirect: false, failure: undefined });
+        break;
+      }
+      case 'redirect': {
+        const page = this.open.get(e.from.key);
+        if (page === undefined) break;
+        page.redirect = true;
+        if (e.target !== undefined) {
+          page.outlinks.push(e.target.key);
+          if (e.action === 'follow') remember(this.via, e.target.key, e.from.key, MAX_VIA);
+        }
+        this.close(page);
+        break;
+      }
+      case 'saved':
+        this.saved = this.open.get(e.url.key);
+        break;
+      case 'scanning':
+        this.scanned = this.open.get(e.url.key) ?? { url: e.url, depth: e.depth, status: 200, outlinks: [], redirect: false, failure: undefined };
+        this.open.set(e.url.key, this.scanned);
+        break;
+      case 'failed':
+      case 'lost':
+      case 'disallowed': {
+        const page = this.open.get(e.url);
+        if (page === undefined) break;
+        page.failure = e.type === 'failed' ? e.reason : e.type;
+        this.close(page);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  private endScan(): void {
+    const page = this.scanned;
+    this.scanned = undefined;
+    if (page !== undefined) this.close(page);
+  }
+
+  private exchange(x: Extract<CrawlEvent, { type: 'exchange' }>['exchange']): void {
+    const { records, response, payloadDigest } = exchangeRecords(x, (digest) => this.payloads.get(digest));
+    remember(this.writes, x.url.key, this.writer.add(...records), MAX_FETCHED);
+    if (response === undefined) return;
+    const title = x.status === 200 && x.payload !== undefined ? pageTitle(x.payload) : undefined;
+    remember(this.fetched, x.url.key, { capture: response, title }, MAX_FETCHED);
+    if (payloadDigest !== undefined && !this.payloads.has(payloadDigest)) remember(this.payloads, payloadDigest, response, MAX_PAYLOADS);
+  }
+
+  /** A page's events are over: its metadata record, and its place in the page list. */
+  private close(page: PageState): void {
+    const key = page.url.key;
+    if (this.open.get(key) === page) this.open.delete(key);
+    if (this.saved === page) this.saved = undefined;
+    const fetched = this.fetched.get(key);
+    this.fetched.delete(key);
+    const fields: Array<[string, string]> = [['depth', String(page.depth)]];
+    const from = this.via.get(key);
+    this.via.delete(key);
+    if (from !== undefined) fields.push(['via', from]);
+    for (const link of page.outlinks) fields.push(['outlink', link]);
+    if (page.failure !== undefined) fields.push(['failure', page.failure]);
+    const block = warcFields(fields);
+    const date = fetched?.capture.date ?? warcDate(Date.now());
+    this.writer.add(
+      serializeRecord({
+        type: 'metadata',
+        fields: [
+          ['WARC-Record-ID', newRecordId()],
+          ['WARC-Date', date],
+          ['WARC-Target-URI', key],
+          ['WARC-Concurrent-To', fetched?.capture.id],
+          ['Content-Type', 'application/warc-fields'],
+          ['WARC-Block-Digest', sha1Digest(block)],
+        ],
+        block: [block],
+      }),
+    );
+    if (page.status === 200 && !page.redirect && page.failure === undefined && fetched !== undefined) {
+      this.pages.push({ url: key, ts: fetched.capture.date, status: page.status, ...(fetched.title === undefined ? {} : { title: fetched.title }) });
+    }
+  }
+}

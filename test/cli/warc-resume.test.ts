@@ -1,0 +1,109 @@
+/**
+ * The crawl archive end to end (spawned programs): after kill -9 at three
+ * points, `crawler --resume` cuts a partial last record and goes on, and the
+ * archive then parses (warcio and our checker) and holds every page of an
+ * uninterrupted crawl; in a shared crawl two workers write two archives that
+ * together hold every page.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { crawl } from '../helpers/crawler-e2e.js';
+import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { runProgram, startProgram } from '../helpers/spawn.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+import { checkArchive, responseUris } from '../helpers/warc-check.js';
+
+const { temp } = useTempDirs('warc-resume-');
+
+const PAGES = 30;
+
+/** p0 links to every page; each answer takes a little while, so a crawl can be killed in the middle. */
+async function slowSite(): Promise<{ site: SiteServer; all: string[] }> {
+  const routes = new Map<string, Route>();
+  const site = await startSite(routes);
+  const links = Array.from({ length: PAGES }, (_, i) => `/p${i}.html`);
+  for (let i = 0; i < PAGES; i++) {
+    const body = page(`Page ${i}`, i === 0 ? links : ['/p0.html'], `<p>page number ${i}</p>`);
+    routes.set(`/p${i}.html`, {
+      handle: (_req, res) => {
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'text/html' });
+          res.end(body);
+        }, 15);
+      },
+    });
+  }
+  return { site, all: links.map((l) => `${site.origin}${l}`) };
+}
+
+/** Runs the crawl and kills it with SIGKILL once `fetched` pages are logged. */
+async function crawlKilledAfter(args: string[], fetched: number): Promise<void> {
+  const run = startProgram('crawler', args);
+  let seen = 0;
+  run.child.stdout.on('data', (d: Buffer) => {
+    seen += (d.toString().match(/Fetched:/g) ?? []).length;
+    if (seen >= fetched) run.child.kill('SIGKILL');
+  });
+  const r = await run.done;
+  assert.equal(r.signal, 'SIGKILL', `killed after ${fetched} pages (stderr: ${r.stderr})`);
+}
+
+for (const ext of ['.warc', '.warc.gz']) {
+  test(`kill -9 at three points, then --resume: the ${ext} archive parses and holds every page of an uninterrupted crawl`, async (t) => {
+    const { site, all } = await slowSite();
+    t.after(() => site.close());
+    const dir = temp();
+    const pages = join(dir, 'pages');
+    mkdirSync(pages);
+    const warc = join(dir, `crawl${ext}`);
+    const args = ['--delay', '0', '--warc', warc, `${site.origin}/p0.html`, pages, '1'];
+    await crawlKilledAfter(args, 3);
+    await crawlKilledAfter(['--resume', ...args], 10);
+    // A record cut short, as a kill in the middle of its write leaves it: the start of the file's last record.
+    const bytes = readFileSync(warc);
+    appendFileSync(warc, bytes.subarray(bytes.length - 200, bytes.length - 120));
+    await crawlKilledAfter(['--resume', ...args], 18);
+    const last = await crawl(['--resume', ...args]);
+    assert.equal(last.code, 0, last.stderr);
+    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('crawl')), [`crawl${ext}`]);
+    const records = await checkArchive([warc]);
+    const archived = new Set(responseUris(records));
+    for (const url of all) assert.ok(archived.has(url), `${url} is in the archive`);
+    assert.equal(records.filter((r) => r.type === 'warcinfo').length, 4, 'a warcinfo for the first run and one per resume');
+  });
+}
+
+test('a shared crawl: two workers write two archives, named apart, that together hold every page', async (t) => {
+  const { site, all } = await slowSite();
+  t.after(() => site.close());
+  const dir = temp();
+  const pages = join(dir, 'pages');
+  mkdirSync(pages);
+  const warc = join(dir, 'shared.warc.gz');
+  const args = ['-q', '--frontier', `sqlite:${join(dir, 'frontier.db')}`, '--delay', '0', '--warc', warc, `${site.origin}/p0.html`, pages, '1'];
+  const runs = await Promise.all([startProgram('crawler', args).done, startProgram('crawler', args).done]);
+  for (const r of runs) assert.equal(r.code, 0, r.stderr);
+  const files = readdirSync(dir).filter((n) => n.startsWith('shared')).sort();
+  assert.equal(files.length, 2, `one archive per worker: ${files.join(' ')}`);
+  for (const f of files) assert.match(f, /^shared-w[A-Za-z0-9_-]+-\d+\.warc\.gz$/);
+  const archived = new Set<string>();
+  for (const f of files) for (const uri of responseUris(await checkArchive([join(dir, f)]))) archived.add(uri);
+  for (const url of all) assert.ok(archived.has(url), `${url} is in one of the archives`);
+});
+
+test('a WARC file that is not ours: one line on stderr, exit 1, before any request, the file as it was', async (t) => {
+  const { site } = await slowSite();
+  t.after(() => site.close());
+  const dir = temp();
+  const warc = join(dir, 'theirs.warc.gz');
+  const theirs = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3]);
+  writeFileSync(warc, theirs);
+  const r = await runProgram('KeywordHunter', ['--warc', warc, `${site.origin}/p0.html`, 'x']);
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, `KeywordHunter: --warc: ${warc} exists and is not an archive this program wrote; not overwriting it\n`);
+  assert.equal(r.stdout, '');
+  assert.equal(site.requests.length, 0);
+  assert.deepEqual(readFileSync(warc), theirs);
+});
