@@ -7,7 +7,10 @@
  *   ceiling     the server's one-connection ceiling (own node:net loop, and
  *               wrk when installed); our pages/s as a fraction of it
  *   extract     link extraction alone on the generated pages, MB/s
+ *   startup     ./crawler on a one-page site against node -e 0 (median of >= 10)
  *   politeness  ./crawler --delay 0.05 over 100 pages: overhead vs N*D
+ *   pushback    every 5th request answered 429 Retry-After: 1: requests
+ *               inside a pause (0) and time against the ideal (<= 1.1x)
  *   hosts       ./KeywordHunter over 4 hosts with Crawl-delay 0.5 vs 5 s
  *   scale       crawler workers sharing a PostgreSQL frontier (1, 2, 4 workers on
  *               1 and 100 hosts) beside the private crawl, and the shared
@@ -20,7 +23,9 @@
  * (adds the profile section; .cpuprofile files go to DIR, default
  * /tmp/prof), --keep (keep the temporary directory), --scratch DIR (where
  * the temporary directory goes: default the OS temp dir; the page
- * directories live there, so its file system is part of what is measured).
+ * directories live there, so its file system is part of what is measured),
+ * --fs disk,tmpfs (where the crawl section's page files go: the scratch
+ * directory, /dev/shm, or both, the default).
  * See bench/README.md.
  */
 import { spawnSync } from 'node:child_process';
@@ -29,17 +34,19 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { netLoop, wrkLoop } from './ceiling.js';
-import { crawlSection, verifyOurs } from './crawl-bench.js';
+import { crawlSection, verifyOurs, type CrawlFs } from './crawl-bench.js';
 import { findProfile, formatProfile, loadProfile, summarizeProfile } from './cpuprofile-top.js';
 import { benchExtractors } from './extract-bench.js';
 import { haveGnuTime, runMeasured } from './measure.js';
 import { hostsSection, khHasFlag, politenessSection } from './polite-bench.js';
 import { formatResults, type Results } from './report.js';
+import { formatPushback, pushbackSection } from './pushback-bench.js';
 import { scaleSection } from './scale-bench.js';
+import { formatStartup, startupSection, startupVariants } from './startup-bench.js';
 import { freePort, startSiteServer, type SiteServer } from './servers.js';
 import { generateSite, type Site } from './site.js';
 
-const SECTIONS = ['crawl', 'ceiling', 'extract', 'politeness', 'hosts', 'scale', 'profile'] as const;
+const SECTIONS = ['crawl', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale', 'profile'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Options {
@@ -52,13 +59,15 @@ interface Options {
   profile: string | undefined;
   keep: boolean;
   scratch: string;
+  /** File systems for the crawl section's page files. */
+  fs: string[];
 }
 
 const USAGE = `Usage: node dist/bench/bench.js [--pages N] [--rounds N] [--quick] [--only ${SECTIONS.join('|')}[,...]]
-                                [--json FILE] [--node-server] [--profile [DIR]] [--keep] [--scratch DIR]`;
+                                [--json FILE] [--node-server] [--profile [DIR]] [--keep] [--scratch DIR] [--fs disk,tmpfs]`;
 
 function parseOptions(argv: string[]): Options {
-  const o: Options = { pages: 10_000, rounds: 3, quick: false, only: undefined, json: 'bench-results/latest.json', nodeServer: false, profile: undefined, keep: false, scratch: tmpdir() };
+  const o: Options = { pages: 10_000, rounds: 3, quick: false, only: undefined, json: 'bench-results/latest.json', nodeServer: false, profile: undefined, keep: false, scratch: tmpdir(), fs: ['disk', 'tmpfs'] };
   let pagesSet = false;
   let roundsSet = false;
   for (let i = 0; i < argv.length; i++) {
@@ -80,6 +89,10 @@ function parseOptions(argv: string[]): Options {
     else if (a === '--node-server') o.nodeServer = true;
     else if (a === '--keep') o.keep = true;
     else if (a === '--scratch') o.scratch = value();
+    else if (a === '--fs') {
+      o.fs = value().split(',');
+      for (const f of o.fs) if (f !== 'disk' && f !== 'tmpfs') throw new Error(`--fs takes disk and/or tmpfs, got "${f}"`);
+    }
     else if (a === '--profile') o.profile = argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--') ? value() : '/tmp/prof';
     else if (a === '--only') {
       const list = value().split(',');
@@ -99,11 +112,23 @@ function parseOptions(argv: string[]): Options {
 
 function sectionsOf(o: Options): Section[] {
   if (o.only !== undefined) return o.only.includes('profile') && o.profile === undefined ? (o.profile = '/tmp/prof', o.only) : o.only;
-  const base: Section[] = ['crawl', 'ceiling', 'extract', 'politeness', 'hosts', 'scale'];
+  const base: Section[] = ['crawl', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale'];
   return o.profile !== undefined ? [...base, 'profile'] : base;
 }
 
 const log = (s: string): void => console.log(s);
+
+/** True when `dir` is on a tmpfs (its /proc/mounts entry). */
+function isTmpfs(dir: string): boolean {
+  try {
+    return readFileSync('/proc/mounts', 'utf8').split('\n').some((l) => {
+      const [, mount, type] = l.split(' ');
+      return mount === dir && type === 'tmpfs';
+    });
+  } catch {
+    return false;
+  }
+}
 
 /** The commit measured, and whether the work tree had changes (the bench measures dist/, built from it). */
 function gitState(repo: string): string {
@@ -137,11 +162,14 @@ async function main(): Promise<void> {
   };
   mkdirSync(o.scratch, { recursive: true });
   const work = mkdtempSync(join(o.scratch, 'crawler-bench-'));
+  // The crawl's tmpfs runs: /dev/shm when it is a tmpfs (Linux), else skipped with a message.
+  const shm = o.fs.includes('tmpfs') && isTmpfs('/dev/shm') ? mkdtempSync('/dev/shm/crawler-bench-') : undefined;
   let server: SiteServer | undefined;
   const cleanup = async (): Promise<void> => {
     await server?.stop();
     server = undefined;
     if (!o.keep) rmSync(work, { recursive: true, force: true });
+    if (shm !== undefined) rmSync(shm, { recursive: true, force: true });
   };
   const onSignal = (): void => {
     void cleanup().then(() => process.exit(130));
@@ -187,10 +215,18 @@ async function main(): Promise<void> {
       log(`server: ${server.description} on 127.0.0.1:${port}${server.kind === 'node' && !o.nodeServer ? ' (nginx not installed: apt-get install -y nginx)' : ''}`);
     }
     if (sections.includes('crawl') && site !== undefined) {
-      log(`\n[crawl] ${o.rounds} round(s), ours then wget, depth ${site.maxDepth}`);
-      results.crawl = await crawlSection(site, work, repo, o.rounds, log);
-      if (!results.crawl.ours.ok) results.problems.push(`ours did not save exactly the ${results.crawl.expectedPages} expected pages (see the round lines)`);
-      if (results.crawl.wget.available && !results.crawl.wget.ok) results.problems.push(`wget did not save exactly the ${results.crawl.expectedPages} expected pages (see the round lines)`);
+      const filesystems: CrawlFs[] = [];
+      if (o.fs.includes('disk')) filesystems.push({ name: 'disk', dir: work, removeAfter: false });
+      if (shm !== undefined) filesystems.push({ name: 'tmpfs', dir: shm, removeAfter: true });
+      else if (o.fs.includes('tmpfs')) log('  /dev/shm is not a tmpfs here: the tmpfs runs are skipped');
+      log(`\n[crawl] ${o.rounds} round(s) on ${filesystems.map((f) => `${f.name} (${f.dir})`).join(' and ')}, depth ${site.maxDepth}`);
+      results.crawl = await crawlSection(site, filesystems, repo, o.rounds, log, o.quick ? 20 : undefined);
+      for (const f of results.crawl.filesystems) {
+        const ours = f.tools[0]!;
+        if (!ours.ok) results.problems.push(`ours (${f.fs}) did not save exactly the ${results.crawl.expectedPages} expected pages (see the round lines)`);
+        const wget = f.tools.find((t) => t.tool === 'wget');
+        if (wget?.available === true && !wget.ok) results.problems.push(`wget (${f.fs}) did not save exactly the ${results.crawl.expectedPages} expected pages (see the round lines)`);
+      }
     }
     if (sections.includes('ceiling') && site !== undefined && server !== undefined) {
       const secs = o.quick ? 2 : 3;
@@ -203,11 +239,14 @@ async function main(): Promise<void> {
       // The ceiling is the faster client's figure (the server gives at least that much to one connection).
       const ceiling = Math.max(...list.map((x) => x.requestsPerSecond).filter(Number.isFinite));
       results.ceiling = { results: list, ceilingRequestsPerSecond: ceiling };
-      if (results.crawl !== undefined) {
-        results.ceiling.oursPagesPerSecond = results.crawl.ours.pagesPerSecond;
-        results.ceiling.fraction = results.crawl.ours.pagesPerSecond / ceiling;
-        if (results.crawl.wget.available) results.ceiling.wgetFraction = results.crawl.wget.pagesPerSecond / ceiling;
-        log(`  ours: ${results.crawl.ours.pagesPerSecond.toFixed(0)} pages/s = ${(results.ceiling.fraction * 100).toFixed(1)} % of ${ceiling.toFixed(0)} requests/s`);
+      const first = results.crawl?.filesystems[0];
+      if (first !== undefined) {
+        const ours = first.tools[0]!;
+        const wget = first.tools.find((t) => t.tool === 'wget');
+        results.ceiling.oursPagesPerSecond = ours.pagesPerSecond;
+        results.ceiling.fraction = ours.pagesPerSecond / ceiling;
+        if (wget?.available === true) results.ceiling.wgetFraction = wget.pagesPerSecond / ceiling;
+        log(`  ours (${first.fs}): ${ours.pagesPerSecond.toFixed(0)} pages/s = ${(results.ceiling.fraction * 100).toFixed(1)} % of ${ceiling.toFixed(0)} requests/s`);
       }
     }
     if (sections.includes('profile') && site !== undefined && server !== undefined) {
@@ -239,12 +278,25 @@ async function main(): Promise<void> {
       for (const x of list) log(`  ${x.name.padEnd(38)} ${x.mbPerSecond.toFixed(1).padStart(8)} MB/s  ${x.links} links`);
       results.extract = { pages: sample.length, megabytes: mb, seconds: secs, results: list };
     }
+    if (sections.includes('startup')) {
+      const rounds = Math.max(10, o.rounds);
+      log(`\n[startup] a one-page site, ${rounds} rounds`);
+      results.startup = await startupSection(startupVariants(repo), repo, rounds, o.scratch);
+      for (const line of formatStartup(results.startup).slice(1)) log(line);
+    }
     if (sections.includes('politeness')) {
       log('\n[politeness] ./crawler --delay 0.05 over 100 pages of one host');
       const p = await politenessSection(repo, work);
       results.politeness = p;
       log(`  wall ${p.wallSeconds.toFixed(3)} s vs ideal ${p.idealSeconds.toFixed(2)} s: ${p.overheadPercent.toFixed(1)} % overhead; ${p.requests} requests, server span ${p.serverSpanSeconds.toFixed(3)} s vs ${p.idealSpanSeconds.toFixed(2)} s; start-up ${p.startupMs.toFixed(0)} ms`);
       if (!p.ok) results.problems.push(`politeness: crawl overhead ${p.crawlOverheadPercent.toFixed(1)} % (target <= 5 %), ${p.requests} requests, smallest gap ${p.minIntervalMs.toFixed(1)} ms`);
+    }
+    if (sections.includes('pushback')) {
+      log('\n[pushback] ./crawler --delay 0.1 against a server answering every 5th request 429 Retry-After: 1');
+      const p = await pushbackSection(repo, o.scratch);
+      results.pushback = p;
+      for (const line of formatPushback(p)) log(`  ${line}`);
+      if (!p.ok) results.problems.push(`pushback: ${p.insidePause} requests inside a pause, ${p.ratio.toFixed(3)}x the ideal time, ${p.pagesSaved}/${p.pages} pages`);
     }
     if (sections.includes('hosts')) {
       const hasConcurrency = khHasFlag(repo, '--concurrency');

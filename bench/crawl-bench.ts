@@ -1,37 +1,46 @@
 /**
- * Section "crawl": our crawler against GNU wget on the synthetic site, in
- * alternating rounds, each checked against the generator's expected set.
+ * Section "crawl": our crawler against its peers (bench/peers.ts: GNU wget,
+ * GNU wget2, HTTrack) on the synthetic site, with the page files on each
+ * file system asked for (disk and tmpfs), `rounds` rounds. Every run is
+ * checked against the generator's expected set.
  *
- * Counting: a page counts when an HTML URL of the expected set was saved.
- * Ours saves one numbered file per page (first line: the URL); wget saves
- * one file per URL under DIR/HOST:PORT/, a query URL as `name?query`. wget
- * also downloads the linked non-HTML files (ours never requests them by
- * design): they are reported as "other files", not pages.
+ * Within a round, each file system runs every crawler in turn, ours first;
+ * the ratio ours / peer is taken per round and file system (paired: the two
+ * runs are seconds apart, so the load of the moment cancels), and the table
+ * gives the median of those ratios beside the ratio of the medians.
+ *
+ * Counting: a page counts when an HTML URL of the expected set was saved
+ * (bench/stats.ts countPages). Peers also save linked non-HTML files (ours
+ * never requests them, by design): "other files", not pages. Pages/s is
+ * pages saved / wall time, so a peer that misses pages is not credited for
+ * them.
+ *
+ * Directories: on disk every run gets a new directory, removed only when the
+ * bench ends, because on ext4 the inode allocator skips inodes freed in the
+ * last minutes one by one (creating 10,000 files right after deleting
+ * 10,000 cost about twice the system time, and whichever run came next paid
+ * for it). On tmpfs there is no such effect, and the run is removed once it
+ * is checked (tmpfs is memory).
  */
-import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { median, runMeasured, type Measured } from './measure.js';
-import { which } from './servers.js';
+import { runMeasured, type Measured } from './measure.js';
+import { crawlPeers, savedPages, type Layout, type Peer } from './peers.js';
 import type { Site } from './site.js';
+import { countPages, describeCount, median, medianPairedRatio, type PageCount } from './stats.js';
 
-export interface Verification {
-  /** Files the tool saved (pages and, for wget, other files). */
+export interface Verification extends PageCount {
+  /** Files the tool saved (pages and other files). */
   files: number;
-  /** Saved URLs in the expected set. */
-  pages: number;
-  /** Expected URLs not saved. */
-  missing: number;
-  /** Saved HTML-looking URLs not in the expected set. */
-  extra: number;
-  /** Non-HTML files saved (wget only). */
+  /** Non-HTML files saved (peers only). */
   otherFiles: number;
-  missingExamples: string[];
-  extraExamples: string[];
 }
 
 export interface CrawlRun extends Omit<Measured, 'stdout' | 'stderr'> {
+  round: number;
   verification: Verification;
+  pagesPerSecond: number;
+  cpuMicrosPerPage: number;
   stderrTail: string;
 }
 
@@ -41,197 +50,144 @@ export interface ToolResult {
   available: boolean;
   note?: string;
   runs: CrawlRun[];
+  /** Most pages saved in a run (of the expected set). */
   pages: number;
   medianWallSeconds: number;
+  /** Median over the rounds of pages/s. */
   pagesPerSecond: number;
   medianCpuSeconds: number;
+  /** Median over the rounds of CPU (user+sys) per page saved. */
   cpuMicrosPerPage: number;
   peakRssMiB: number;
+  /** Every run saved exactly the expected set. */
   ok: boolean;
+}
+
+export interface PeerRatio {
+  peer: string;
+  /** Median of per-round (ours pages/s) / (peer pages/s). */
+  pagesPerSecondPaired: number;
+  /** Ratio of the medians. */
+  pagesPerSecond: number;
+  cpuPerPage: number;
+  peakRss: number;
+}
+
+export interface FsResult {
+  /** 'disk' or 'tmpfs'. */
+  fs: string;
+  dir: string;
+  tools: ToolResult[];
+  /** ours / each available peer. */
+  ratios: PeerRatio[];
+  /** Each variant of ours / ours (the cost of --warc, the gain of a second connection); `peer` is the variant. */
+  variantRatios: PeerRatio[];
 }
 
 export interface CrawlSection {
   expectedPages: number;
-  ours: ToolResult;
-  /** Ours with the opt-in second connection to the host (`--connections-per-host 2`, delay 0). */
-  ours2: ToolResult;
-  wget: ToolResult;
-  /** ours / wget; undefined when wget did not run. */
-  ratio?: { pagesPerSecond: number; cpuPerPage: number; peakRss: number };
-  /** ours2 / wget pages/s. */
-  ratio2?: number;
+  rounds: number;
+  filesystems: FsResult[];
 }
 
-function pathOfUrl(url: string, origin: string): string {
-  return url.startsWith(origin) ? url.slice(origin.length) : url;
+/** A file system to put the page files on: a name and a directory there. */
+export interface CrawlFs {
+  name: string;
+  dir: string;
+  /** Remove each run's directory once it is checked (tmpfs). */
+  removeAfter: boolean;
 }
 
-function firstLine(file: string): string {
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(4096);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const s = buf.subarray(0, n).toString('utf8');
-    const nl = s.indexOf('\n');
-    return nl === -1 ? s : s.slice(0, nl);
-  } finally {
-    closeSync(fd);
-  }
+function verify(layout: Layout, dir: string, site: Site): Verification {
+  const saved = savedPages(layout, dir, site);
+  return { ...countPages(saved.paths, site.expected), files: saved.paths.length + saved.otherFiles, otherFiles: saved.otherFiles };
 }
 
-function compare(saved: string[], site: Site, files: number, otherFiles: number): Verification {
-  const got = new Set(saved);
-  const missing = [...site.expected].filter((u) => !got.has(u));
-  const extra = saved.filter((u) => !site.expected.has(u));
-  return {
-    files,
-    pages: saved.length - extra.length,
-    missing: missing.length,
-    extra: extra.length,
-    otherFiles,
-    missingExamples: missing.slice(0, 5),
-    extraExamples: extra.slice(0, 5),
-  };
-}
-
-/** Reads what our crawler saved in `dir`. */
+/** Reads what our crawler saved in `dir` (the profile section uses it too). */
 export function verifyOurs(dir: string, site: Site): Verification {
-  const names = readdirSync(dir).filter((n) => /^[1-9][0-9]*$/.test(n));
-  const urls = names.map((n) => pathOfUrl(firstLine(join(dir, n)), site.origin));
-  return compare(urls, site, names.length, 0);
+  return verify('ours', dir, site);
 }
 
-function walk(dir: string, prefix: string, out: string[]): void {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory()) walk(join(dir, e.name), `${prefix}/${e.name}`, out);
-    else out.push(`${prefix}/${e.name}`);
+function summarize(peer: Peer, runs: CrawlRun[], expected: number): ToolResult {
+  const cmd = `${peer.name.startsWith('ours') ? './crawler' : peer.name} ${peer.args('DIR', 'OUT').join(' ')}`;
+  if (!peer.available || runs.length === 0) {
+    const note = peer.available ? 'runs once, on the first file system' : peer.note;
+    return { tool: peer.name, command: cmd, available: false, note, runs: [], pages: 0, medianWallSeconds: NaN, pagesPerSecond: NaN, medianCpuSeconds: NaN, cpuMicrosPerPage: NaN, peakRssMiB: NaN, ok: false };
   }
-}
-
-/** Reads what wget saved under `dir` (one directory per host). */
-export function verifyWget(dir: string, site: Site): Verification {
-  const paths: string[] = [];
-  for (const host of readdirSync(dir, { withFileTypes: true })) {
-    if (host.isDirectory()) walk(join(dir, host.name), '', paths);
-  }
-  const isHtml = (p: string): boolean => /\.html(\?|$)/.test(p);
-  const html = paths.filter(isHtml);
-  return compare(html, site, paths.length, paths.length - html.length);
-}
-
-/**
- * A new, empty directory for one run, kept until the whole bench ends. Not
- * one directory emptied between runs: on ext4 the inode allocator skips
- * inodes freed in the last minutes (find_inode_bit / recently_deleted) one by
- * one, so creating 10,000 files right after deleting 10,000 costs about twice
- * the system time, and whichever run came right after a deletion paid for it
- * (measured here: 1.4 s of system time in a new directory, 2.6 to 3.5 s after
- * an rm -rf of the previous run's pages).
- */
-function runDir(work: string, tool: string, round: number): string {
-  const dir = join(work, `${tool}-${round}`);
-  mkdirSync(dir);
-  return dir;
-}
-
-function summarize(tool: string, command: string, runs: CrawlRun[], expected: number): ToolResult {
-  const pages = runs.length === 0 ? 0 : Math.max(...runs.map((r) => r.verification.pages));
-  const wall = median(runs.map((r) => r.wallSeconds));
-  const cpu = median(runs.map((r) => r.cpuSeconds));
   return {
-    tool,
-    command,
+    tool: peer.name,
+    command: cmd,
     available: true,
+    note: peer.note,
     runs,
-    pages,
-    medianWallSeconds: wall,
-    pagesPerSecond: pages / wall,
-    medianCpuSeconds: cpu,
-    cpuMicrosPerPage: (cpu / Math.max(1, pages)) * 1e6,
+    pages: Math.max(...runs.map((r) => r.verification.pages)),
+    medianWallSeconds: median(runs.map((r) => r.wallSeconds)),
+    pagesPerSecond: median(runs.map((r) => r.pagesPerSecond)),
+    medianCpuSeconds: median(runs.map((r) => r.cpuSeconds)),
+    cpuMicrosPerPage: median(runs.map((r) => r.cpuMicrosPerPage)),
     peakRssMiB: Math.max(...runs.map((r) => r.maxRssMiB)),
     ok: runs.every((r) => r.verification.missing === 0 && r.verification.extra === 0 && r.verification.pages === expected),
   };
 }
 
-function toRun(m: Measured, verification: Verification): CrawlRun {
-  const { stdout: _o, stderr, ...rest } = m;
-  return { ...rest, verification, stderrTail: stderr.slice(-400) };
+/** ours / peer, per round where both ran (paired) and of the medians. */
+export function peerRatio(ours: ToolResult, peer: ToolResult): PeerRatio {
+  const byRound = (t: ToolResult): number[] => {
+    const out: number[] = [];
+    for (const r of t.runs) out[r.round - 1] = r.pagesPerSecond;
+    return Array.from(out, (x) => x ?? NaN);
+  };
+  return {
+    peer: peer.tool,
+    pagesPerSecondPaired: medianPairedRatio(byRound(ours), byRound(peer)),
+    pagesPerSecond: ours.pagesPerSecond / peer.pagesPerSecond,
+    cpuPerPage: ours.cpuMicrosPerPage / peer.cpuMicrosPerPage,
+    peakRss: ours.peakRssMiB / peer.peakRssMiB,
+  };
 }
 
-function loudMismatch(tool: string, round: number, v: Verification, expected: number): void {
-  if (v.missing === 0 && v.extra === 0) return;
-  console.error(`\n!!! ${tool} round ${round}: saved ${v.pages} of ${expected} expected pages: ${v.missing} MISSING, ${v.extra} EXTRA`);
-  if (v.missingExamples.length > 0) console.error(`!!!   missing e.g. ${v.missingExamples.join(' ')}`);
-  if (v.extraExamples.length > 0) console.error(`!!!   extra e.g. ${v.extraExamples.join(' ')}`);
-}
-
-export function wgetVersion(): string | undefined {
-  const wget = which('wget');
-  if (wget === undefined) return undefined;
-  return spawnSync(wget, ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0]?.trim();
-}
-
-/** Runs the crawl comparison: `rounds` alternating runs of ours and wget over `site`. */
-export async function crawlSection(site: Site, work: string, repo: string, rounds: number, log: (s: string) => void): Promise<CrawlSection> {
-  const depth = String(site.maxDepth);
-  const oursArgs = (dir: string): string[] => ['--delay', '0', '--quiet', site.seedUrl, dir, depth];
-  const ours2Args = (dir: string): string[] => ['--connections-per-host', '2', ...oursArgs(dir)];
-  const ours2Runs: CrawlRun[] = [];
-  const wget = which('wget');
-  const wgetArgs = (dir: string): string[] => ['-r', '-l', depth, '-nv', '-e', 'robots=off', '-P', dir, site.seedUrl];
+/** Runs the crawl comparison: `rounds` rounds of every available crawler on every file system. */
+export async function crawlSection(site: Site, filesystems: CrawlFs[], repo: string, rounds: number, log: (s: string) => void, httrackSeconds?: number): Promise<CrawlSection> {
+  const peers = crawlPeers(site, repo, httrackSeconds);
   const expected = site.expected.size;
-  const oursRuns: CrawlRun[] = [];
-  const wgetRuns: CrawlRun[] = [];
-  const timeoutMs = 60 * 60 * 1000;
-  if (wget === undefined) log('  wget is not installed: skipping it (install it with: apt-get install -y wget)');
+  for (const p of peers) if (!p.available) log(`  ${p.name}: ${p.note}`);
+  const runs = new Map<string, CrawlRun[]>();
   for (let round = 1; round <= rounds; round++) {
-    const oursDir = runDir(work, 'ours', round);
-    const m = await runMeasured(join(repo, 'crawler'), oursArgs(oursDir), { cwd: repo, timeoutMs });
-    const v = verifyOurs(oursDir, site);
-    oursRuns.push(toRun(m, v));
-    log(`  round ${round}  ours: ${v.pages} pages in ${m.wallSeconds.toFixed(2)} s, ${m.cpuSeconds.toFixed(2)} s CPU, ${m.maxRssMiB.toFixed(0)} MiB peak${m.exitCode !== 0 ? `, exit ${m.exitCode ?? m.signal}` : ''}`);
-    if (m.exitCode !== 0) console.error(`!!! ours exited ${m.exitCode ?? m.signal}: ${m.stderr.slice(-400)}`);
-    loudMismatch('ours', round, v, expected);
-    const ours2Dir = runDir(work, 'ours2', round);
-    const m2 = await runMeasured(join(repo, 'crawler'), ours2Args(ours2Dir), { cwd: repo, timeoutMs });
-    const v2 = verifyOurs(ours2Dir, site);
-    ours2Runs.push(toRun(m2, v2));
-    log(`  round ${round}  ours x2: ${v2.pages} pages in ${m2.wallSeconds.toFixed(2)} s, ${m2.cpuSeconds.toFixed(2)} s CPU, ${m2.maxRssMiB.toFixed(0)} MiB peak${m2.exitCode !== 0 ? `, exit ${m2.exitCode ?? m2.signal}` : ''}`);
-    loudMismatch('ours x2', round, v2, expected);
-    if (wget !== undefined) {
-      const wgetDir = runDir(work, 'wget', round);
-      const w = await runMeasured(wget, wgetArgs(wgetDir), { cwd: work, timeoutMs });
-      const wv = verifyWget(wgetDir, site);
-      wgetRuns.push(toRun(w, wv));
-      // wget exits 8 when some response was an error (our 404 links): expected here.
-      log(`  round ${round}  wget: ${wv.pages} pages (+${wv.otherFiles} other files) in ${w.wallSeconds.toFixed(2)} s, ${w.cpuSeconds.toFixed(2)} s CPU, ${w.maxRssMiB.toFixed(0)} MiB peak${w.exitCode !== 0 && w.exitCode !== 8 ? `, exit ${w.exitCode ?? w.signal}` : ''}`);
-      loudMismatch('wget', round, wv, expected);
+    for (const fs of filesystems) {
+      for (const peer of peers) {
+        if (!peer.available || (peer.once === true && (round > 1 || fs !== filesystems[0]))) continue;
+        const dir = join(fs.dir, `${peer.name.replace(/[^a-z0-9]+/gi, '-')}-${round}`);
+        mkdirSync(dir);
+        const m = await runMeasured(peer.command, peer.args(dir, `${dir}-out`), { cwd: peer.layout === 'ours' ? repo : fs.dir, timeoutMs: 60 * 60_000 });
+        const v = verify(peer.layout, dir, site);
+        if (fs.removeAfter) rmSync(dir, { recursive: true, force: true });
+        if (fs.removeAfter) for (const ext of ['.warc', '.warc.gz']) rmSync(`${dir}-out${ext}`, { force: true });
+        const { stdout: _o, stderr, ...rest } = m;
+        const run: CrawlRun = { ...rest, round, verification: v, pagesPerSecond: v.pages / m.wallSeconds, cpuMicrosPerPage: (m.cpuSeconds / Math.max(1, v.pages)) * 1e6, stderrTail: stderr.slice(-400) };
+        const key = `${fs.name}\0${peer.name}`;
+        runs.set(key, [...(runs.get(key) ?? []), run]);
+        const exit = m.exitCode !== null && peer.okExits.includes(m.exitCode) ? '' : `, exit ${m.exitCode ?? m.signal}`;
+        log(`  round ${round} ${fs.name.padEnd(5)} ${peer.name.padEnd(16)} ${describeCount(v, expected)}${v.otherFiles > 0 ? ` +${v.otherFiles} other files` : ''} in ${m.wallSeconds.toFixed(2)} s: ${run.pagesPerSecond.toFixed(0)} pages/s, ${run.cpuMicrosPerPage.toFixed(0)} us CPU/page, ${m.maxRssMiB.toFixed(0)} MiB peak${exit}`);
+        if (exit !== '' && peer.layout === 'ours') console.error(`!!! ${peer.name} exited ${m.exitCode ?? m.signal}: ${m.stderr.slice(-400)}`);
+        if (peer.layout === 'ours' && (v.missing > 0 || v.extra > 0)) {
+          console.error(`!!! ${peer.name} round ${round} (${fs.name}): ${describeCount(v, expected)}; missing e.g. ${v.missingExamples.join(' ')}; extra e.g. ${v.extraExamples.join(' ')}`);
+        }
+      }
     }
   }
-  const ours = summarize('ours', `./crawler ${oursArgs('DIR').join(' ')}`, oursRuns, expected);
-  const ours2 = summarize('ours x2', `./crawler ${ours2Args('DIR').join(' ')}`, ours2Runs, expected);
-  const wgetResult: ToolResult =
-    wget === undefined
-      ? { tool: 'wget', command: `wget ${wgetArgs('DIR').join(' ')}`, available: false, note: 'not installed: apt-get install -y wget', runs: [], pages: 0, medianWallSeconds: NaN, pagesPerSecond: NaN, medianCpuSeconds: NaN, cpuMicrosPerPage: NaN, peakRssMiB: NaN, ok: false }
-      : { ...summarize('wget', `wget ${wgetArgs('DIR').join(' ')}`, wgetRuns, expected), note: wgetVersion() };
-  const section: CrawlSection = { expectedPages: expected, ours, ours2, wget: wgetResult };
-  if (wgetResult.available) {
-    section.ratio = {
-      pagesPerSecond: ours.pagesPerSecond / wgetResult.pagesPerSecond,
-      cpuPerPage: ours.cpuMicrosPerPage / wgetResult.cpuMicrosPerPage,
-      peakRss: ours.peakRssMiB / wgetResult.peakRssMiB,
-    };
-    section.ratio2 = ours2.pagesPerSecond / wgetResult.pagesPerSecond;
-  }
-  return section;
+  const result: FsResult[] = filesystems.map((fs) => {
+    const tools = peers.map((p) => summarize(p, runs.get(`${fs.name}\0${p.name}`) ?? [], expected));
+    const ours = tools[0]!;
+    const ratios = tools.filter((t) => t.available && !t.tool.startsWith('ours')).map((t) => peerRatio(ours, t));
+    const variantRatios = tools.filter((t) => t.available && t.tool.startsWith('ours') && t !== ours).map((t) => ({ ...peerRatio(t, ours), peer: t.tool }));
+    return { fs: fs.name, dir: fs.dir, tools, ratios, variantRatios };
+  });
+  return { expectedPages: expected, rounds, filesystems: result };
 }
 
-/** Size of a directory tree in bytes (for the record). */
-export function treeBytes(dir: string): number {
-  let total = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    total += e.isDirectory() ? treeBytes(p) : statSync(p).size;
-  }
-  return total;
-}
+/** Why a peer missed pages, when we know (printed under the table). */
+export const KNOWN_MISSES: Record<string, string> = {
+  wget2:
+    'wget2 1.99.1 does not decode character references in href values: it requests `?page=2&amp;sort=desc` literally (saved under that name, an extra) and never the `?page=2&sort=desc` the page links, so it misses one query variant of every hub page',
+  httrack: 'HTTrack stops itself after its -E time limit; it names query URLs by its own scheme, so those do not match',
+};

@@ -4,10 +4,12 @@
  */
 import type { CeilingResult } from './ceiling.js';
 import { formatScale, type ScaleResults } from './scale-bench.js';
-import type { CrawlSection } from './crawl-bench.js';
+import { KNOWN_MISSES, type CrawlSection, type ToolResult } from './crawl-bench.js';
 import type { BenchResult } from './extract-bench.js';
 import type { HostsRun, PolitenessResult } from './polite-bench.js';
+import { formatPushback, type PushbackResult } from './pushback-bench.js';
 import type { ProfileSummary } from './cpuprofile-top.js';
+import { formatStartup, type StartupResult } from './startup-bench.js';
 
 export interface SiteSummary {
   pages: number;
@@ -52,7 +54,9 @@ export interface Results {
     wgetFraction?: number;
   };
   extract?: { pages: number; megabytes: number; seconds: number; results: BenchResult[] };
+  startup?: StartupResult;
   politeness?: PolitenessResult;
+  pushback?: PushbackResult;
   hosts?: HostsRun[];
   scale?: ScaleResults;
   profile?: ProfileSummary & { command: string; wallSeconds: number; pages: number };
@@ -79,14 +83,25 @@ export function formatResults(r: Results): string {
   }
   if (r.crawl) {
     const c = r.crawl;
-    const row = (t: CrawlSection['ours']): string[] =>
-      t.available
-        ? [t.tool, `${t.pages}/${c.expectedPages}`, f(t.medianWallSeconds, 2), f(t.pagesPerSecond, 0), f(t.medianCpuSeconds, 2), f(t.cpuMicrosPerPage, 0), f(t.peakRssMiB, 0), t.ok ? 'ok' : 'MISMATCH']
-        : [t.tool, '-', '-', '-', '-', '-', '-', t.note ?? 'not run'];
-    const rows = [['crawl (depth 6)', 'pages', 'wall s', 'pages/s', 'CPU s', 'CPU us/page', 'peak RSS MiB', 'check'], row(c.ours), row(c.ours2), row(c.wget)];
-    if (c.ratio) rows.push(['ours / wget', '', '', `${f(c.ratio.pagesPerSecond, 2)}x`, '', `${f(c.ratio.cpuPerPage, 2)}x`, `${f(c.ratio.peakRss, 2)}x`, '']);
-    if (c.ratio2 !== undefined) rows.push(['ours x2 / wget', '', '', `${f(c.ratio2, 2)}x`, '', '', '', '']);
-    out.push('', table(rows), `  (median of ${c.ours.runs.length} rounds; CPU = user+sys of the child; peak RSS = max over rounds)`);
+    for (const fsr of c.filesystems) {
+      const row = (t: ToolResult): string[] =>
+        t.available
+          ? [t.tool, `${t.pages}/${c.expectedPages}`, f(t.medianWallSeconds, 2), f(t.pagesPerSecond, 0), f(t.medianCpuSeconds, 2), f(t.cpuMicrosPerPage, 0), f(t.peakRssMiB, 0), `${t.runs.length}`, t.ok ? 'ok' : t.tool.startsWith('ours') ? 'MISMATCH' : 'incomplete']
+          : [t.tool, '-', '-', '-', '-', '-', '-', '-', t.note ?? 'not run'];
+      const rows = [[`crawl, depth 6, pages on ${fsr.fs}`, 'pages', 'wall s', 'pages/s', 'CPU s', 'CPU us/page', 'peak RSS MiB', 'runs', 'check'], ...fsr.tools.map(row)];
+      for (const x of fsr.ratios) {
+        rows.push([`ours / ${x.peer}`, '', '', `${f(x.pagesPerSecondPaired, 2)}x (${f(x.pagesPerSecond, 2)}x)`, '', `${f(x.cpuPerPage, 2)}x`, `${f(x.peakRss, 2)}x`, '', '']);
+      }
+      for (const x of fsr.variantRatios) {
+        // peerRatio(variant, ours): pagesPerSecond* are variant / ours; the cost is 1 - that.
+        const change = x.pagesPerSecondPaired - 1;
+        rows.push([`${x.peer} / ours`, '', '', `${f(x.pagesPerSecondPaired, 2)}x (${f(x.pagesPerSecond, 2)}x)`, '', `${f(x.cpuPerPage, 2)}x`, `${f(x.peakRss, 2)}x`, '', `${f(Math.abs(change) * 100, 0)} % ${change < 0 ? 'slower' : 'faster'}`]);
+      }
+      out.push('', table(rows));
+    }
+    out.push(`  (medians of ${c.rounds} rounds; pages/s = expected pages saved / wall; ours / peer pages/s = median of the per-round ratios (paired), in brackets the ratio of the medians; CPU = user+sys of the child; peak RSS = max over rounds)`);
+    const incomplete = c.filesystems.flatMap((x) => x.tools).filter((t) => t.available && !t.ok && KNOWN_MISSES[t.tool] !== undefined);
+    for (const name of new Set(incomplete.map((t) => t.tool))) out.push(`  ${name}: ${KNOWN_MISSES[name]}`);
   }
   if (r.ceiling) {
     const rows = [['server ceiling, 1 connection', 'requests/s', 'MB/s']];
@@ -101,6 +116,7 @@ export function formatResults(r: Results): string {
     for (const x of r.extract.results) rows.push([x.name, f(x.mbPerSecond), String(x.links)]);
     out.push('', table(rows));
   }
+  if (r.startup) out.push('', ...formatStartup(r.startup));
   if (r.politeness) {
     const p = r.politeness;
     out.push(
@@ -109,6 +125,7 @@ export function formatResults(r: Results): string {
       `  server saw ${p.requests} requests over ${f(p.serverSpanSeconds, 3)} s vs (N-1)*D ${f(p.idealSpanSeconds, 2)} s: ${f(p.spanOverheadPercent)} %; gaps ${f(p.minIntervalMs)}..${f(p.maxIntervalMs)} ms (${p.gapsBelowDelay} under 0.9*D, server clock, jitter included); start-up ${f(p.startupMs, 0)} ms, exit ${f(p.shutdownMs, 0)} ms`,
     );
   }
+  if (r.pushback) out.push('', ...formatPushback(r.pushback));
   if (r.hosts) {
     const rows = [['KeywordHunter, 4 hosts x 10 pages, Crawl-delay 0.5', 'wall s', 'ideal s', 'overhead', 'PAGE lines', 'check']];
     for (const h of r.hosts) {

@@ -28,8 +28,10 @@ tarballs=("$tmp"/polite-crawler-*.tgz)
 [[ ${#tarballs[@]} -eq 1 && -f ${tarballs[0]} ]] || fail "npm pack did not leave one polite-crawler-*.tgz"
 tarball=${tarballs[0]}
 tar -tzf "$tarball" > "$tmp/contents"
-grep -qx 'package/dist/src/cli/crawler-bin.js' "$tmp/contents" || fail "tarball lacks dist/src/cli/crawler-bin.js"
-grep -qx 'package/dist/src/cli/keyword-hunter-bin.js' "$tmp/contents" || fail "tarball lacks dist/src/cli/keyword-hunter-bin.js"
+# The bins are the bundles (scripts/bundle.ts); dist/src is the library (main).
+grep -qx 'package/dist/bin/crawler.cjs' "$tmp/contents" || fail "tarball lacks dist/bin/crawler.cjs (the bundled crawler)"
+grep -qx 'package/dist/bin/keyword-hunter.cjs' "$tmp/contents" || fail "tarball lacks dist/bin/keyword-hunter.cjs (the bundled KeywordHunter)"
+grep -qx 'package/dist/src/index.js' "$tmp/contents" || fail "tarball lacks dist/src/index.js"
 grep -qx 'package/.prebuild-installrc' "$tmp/contents" || fail "tarball lacks .prebuild-installrc (better-sqlite3 would download a prebuilt binary)"
 if grep -E '^package/(test|bench|scripts|dist/test|dist/bench|dist/scripts)/' "$tmp/contents" >&2; then
   fail "tarball holds tests, benchmarks or scripts (above)"
@@ -50,6 +52,8 @@ say "installing with npm install -g (better-sqlite3 compiles from source)"
 bin=$tmp/prefix/bin
 installed=$tmp/prefix/lib/node_modules/polite-crawler
 [[ -x $bin/crawler && -x $bin/KeywordHunter ]] || fail "no crawler and KeywordHunter in $bin"
+[[ $(readlink -f "$bin/crawler") == "$installed/dist/bin/crawler.cjs" ]] || fail "the installed crawler is not the bundle: $(readlink -f "$bin/crawler")"
+[[ $(readlink -f "$bin/KeywordHunter") == "$installed/dist/bin/keyword-hunter.cjs" ]] || fail "the installed KeywordHunter is not the bundle"
 
 # better-sqlite3 was compiled here, not downloaded: its install read the shipped
 # .prebuild-installrc, and node-gyp's object files are there.

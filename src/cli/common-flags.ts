@@ -33,14 +33,18 @@ export const HTTP_FLAGS = defineFlags([
 export const WARC_FLAGS = defineFlags([
   { name: 'warc', type: 'string', arg: 'FILE', help: 'write every request and response to a WARC/1.1 archive (FILE.gz: one gzip member per record); a file that is not an archive of ours is never overwritten' },
   { name: 'warc-max-size', type: 'size', arg: 'SIZE', default: '1GB', help: 'with --warc: go on in FILE-00002.warc(.gz) and so on past this size (1GB, 500MB, 64KiB...)' },
+  { name: 'wacz', type: 'string', arg: 'FILE', help: 'at the end, package the archive, its CDXJ index and the page list into FILE (WACZ 1.1: opens in ReplayWeb.page); without --warc the archive is FILE with .warc.gz for .wacz' },
 ]);
 
 /** The archive settings from parsed flags: undefined without --warc. */
-export function archiveFrom(flags: { warc: string | undefined; warcMaxSize: number }): { path: string; maxSize: number } | undefined {
-  if (flags.warc === undefined) return undefined;
+export function archiveFrom(flags: { warc: string | undefined; warcMaxSize: number; wacz: string | undefined }): { path: string; maxSize: number; wacz?: string } | undefined {
+  if (flags.warc === undefined && flags.wacz === undefined) return undefined;
   if (flags.warc === '') throw new CrawlerError('ERR_INVALID_OPTION', '--warc needs a file name');
+  if (flags.wacz === '') throw new CrawlerError('ERR_INVALID_OPTION', '--wacz needs a file name');
   if (flags.warcMaxSize < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--warc-max-size must be more than 0 bytes');
-  return { path: flags.warc, maxSize: flags.warcMaxSize };
+  // --wacz alone: the archive it packages goes beside it, gzipped per record as the package wants.
+  const path = flags.warc ?? `${(flags.wacz as string).replace(/\.wacz$/i, '')}.warc.gz`;
+  return flags.wacz === undefined ? { path, maxSize: flags.warcMaxSize } : { path, maxSize: flags.warcMaxSize, wacz: flags.wacz };
 }
 
 /** --report, for both programs. */

@@ -63,7 +63,9 @@ nothing is left. --concurrency is then the URLs this worker holds at once.
 Archive: --warc FILE writes every request and response (robots.txt and each
 redirect hop included) byte for byte into a WARC/1.1 file, with a metadata
 record per page; with --resume it is continued, and in a shared crawl each
-worker writes FILE with its own tag before the extension.
+worker writes FILE with its own tag before the extension. At the end a CDXJ
+index goes beside it (crawl.warc.gz: crawl.cdxj), and --wacz FILE packages
+archive, index and pages into one WACZ that ReplayWeb.page opens.
 
 Log (stdout): one line per event, "%2d %*s%9s: %s" (depth, indent, word, URL),
 words Fetched, Scanning, Found, Added, IgnDupl, IgnExtrn, IgnRobots, Failed.

@@ -42,7 +42,8 @@ Output (stdout), one line per event, in the order they happen:
   FOUND_KEYWORD:host=H;port=P;respath=R;line=L   then it stops
   NOT_FOUND_KEYWORD:                          after the last page
 Notes and errors go to stderr. --warc FILE keeps every request and response
-(robots.txt and redirects included) byte for byte in a WARC/1.1 archive.
+(robots.txt and redirects included) byte for byte in a WARC/1.1 archive, with
+a CDXJ index beside it; --wacz FILE packages them for ReplayWeb.page.
 
 Options:
 ${formatFlags(FLAGS)}

@@ -4,7 +4,12 @@
  * 1), fed every event of the run, wire exchanges included, and finished
  * after the last connection is closed.
  */
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { writeCdxj } from '../archive/cdxj.js';
+import { softwareName } from '../archive/software.js';
+import { writeWacz } from '../archive/wacz.js';
+import { CrawlerError } from '../errors.js';
 import { CrawlArchive, type ArchiveSummary } from '../archive/crawl-archive.js';
 import { workerName } from '../archive/warc-names.js';
 import type { CrawlEventSink } from '../engine/events.js';
@@ -14,6 +19,8 @@ import type { CliIo } from '../cli/run-cli.js';
 export interface ArchiveSettings {
   path: string;
   maxSize: number;
+  /** --wacz: the package to write at the end. */
+  wacz?: string | undefined;
   /** The program's name and arguments, for the warcinfo record. */
   commandLine: readonly string[];
 }
@@ -33,11 +40,41 @@ export function workerTag(): string {
   return `${hostname()}-${process.pid}`;
 }
 
-/** Opens the archive `settings` ask for (none without --warc) and adds it to `listeners`. Rejects with ERR_WRITE. */
-export async function startArchive(settings: ArchiveSettings | undefined, run: ArchiveRun, listeners: CrawlEventSink[]): Promise<CrawlArchive | undefined> {
+/** What a finished archive is made into: its CDXJ index beside the first file, and the package when asked. */
+export interface ArchiveOutputs {
+  cdxj: string;
+  wacz: string | undefined;
+}
+
+/** A run's archive and what is made of it at the end. */
+export interface RunArchive {
+  archive: CrawlArchive;
+  outputs: ArchiveOutputs;
+}
+
+/**
+ * Opens the archive `settings` ask for (none without --warc or --wacz) and
+ * adds it to `listeners`. The index and the package it will make are
+ * checked first: one that exists beside no archive of ours is someone
+ * else's file and stops the run before any request. Rejects with ERR_WRITE.
+ */
+export async function startArchive(settings: ArchiveSettings | undefined, run: ArchiveRun, listeners: CrawlEventSink[]): Promise<RunArchive | undefined> {
   if (settings === undefined) return undefined;
+  const path = run.shared ? workerName(settings.path, workerTag()) : settings.path;
+  const outputs: ArchiveOutputs = {
+    // crawl.warc.gz -> crawl.cdxj
+    cdxj: `${path.replace(/(\.warc)?(\.gz)?$/i, '')}.cdxj`,
+    wacz: settings.wacz === undefined ? undefined : run.shared ? workerName(settings.wacz, workerTag()) : settings.wacz,
+  };
+  // CrawlArchive.open refuses a WARC that is not ours; one that is (or none) vouches for the index and package beside it.
+  const ours = existsSync(path);
+  for (const f of [outputs.cdxj, outputs.wacz]) {
+    if (f !== undefined && existsSync(f) && !ours) {
+      throw new CrawlerError('ERR_WRITE', `${f} exists and was not made from an archive of ours; not overwriting it (move it, or choose another --warc or --wacz)`);
+    }
+  }
   const archive = await CrawlArchive.open({
-    path: run.shared ? workerName(settings.path, workerTag()) : settings.path,
+    path,
     maxSize: settings.maxSize,
     resume: run.resume,
     ordered: !run.shared,
@@ -46,7 +83,7 @@ export async function startArchive(settings: ArchiveSettings | undefined, run: A
     commandLine: settings.commandLine,
   });
   listeners.push(archive.consume);
-  return archive;
+  return { archive, outputs };
 }
 
 /**
@@ -57,11 +94,19 @@ export async function startArchive(settings: ArchiveSettings | undefined, run: A
  * out, warcPaths, cdxjPath, pages: summary.pages, software })`,
  * src/archive/wacz.ts), both called here once they exist.
  */
-export async function finishArchive(archive: CrawlArchive | undefined, io: CliIo, program: string): Promise<ArchiveSummary | undefined> {
-  if (archive === undefined) return undefined;
-  const summary = await archive.finish();
+export async function finishArchive(run: RunArchive | undefined, io: CliIo, program: string): Promise<ArchiveSummary | undefined> {
+  if (run === undefined) return undefined;
+  const summary = await run.archive.finish();
   const files = summary.warcPaths;
   io.stderr(`${program}: archived ${summary.pages.length} page${summary.pages.length === 1 ? '' : 's'} in ${files.length === 1 ? files[0] : `${files.length} files, ${files[0]} to ${files[files.length - 1]}`}\n`);
+  // Checked at the start: these are ours to replace.
+  const lines = await writeCdxj(files, run.outputs.cdxj, { replace: true });
+  io.stderr(`${program}: index of ${lines} capture${lines === 1 ? '' : 's'} in ${run.outputs.cdxj}\n`);
+  if (run.outputs.wacz !== undefined) {
+    const pages = summary.pages.map((p) => (p.title === undefined ? { url: p.url, ts: p.ts } : { url: p.url, ts: p.ts, title: p.title }));
+    await writeWacz({ out: run.outputs.wacz, warcPaths: files, cdxjPath: run.outputs.cdxj, pages, software: softwareName().replace('/', ' '), replace: true });
+    io.stderr(`${program}: package in ${run.outputs.wacz} (open it in ReplayWeb.page)\n`);
+  }
   return summary;
 }
 
@@ -70,7 +115,7 @@ export async function finishArchive(archive: CrawlArchive | undefined, io: CliIo
  * connections, whose last exchanges the archive still records). The first
  * failure is the one reported.
  */
-export async function withArchive(archive: CrawlArchive | undefined, io: CliIo, program: string, crawl: () => Promise<number>, cleanup: () => void): Promise<number> {
+export async function withArchive(archive: RunArchive | undefined, io: CliIo, program: string, crawl: () => Promise<number>, cleanup: () => void): Promise<number> {
   let code: number | undefined;
   let failure: unknown;
   try {

@@ -76,7 +76,7 @@ export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: 
     seedPanic: new SeedPanic(settings.seed),
     listeners,
     report,
-    archived: archive === undefined ? () => Promise.resolve() : (key) => archive.written(key),
+    archived: archive === undefined ? () => Promise.resolve() : (key) => archive.archive.written(key),
   };
   return withArchive(archive, io, 'crawler', () => (settings.shared === undefined ? runTseCrawl(parts) : reportedWorker(parts, settings.shared)), () => client.close());
 }

@@ -176,7 +176,8 @@ test('--warc-max-size rotates to NAME-00002.warc.gz and on, each file starting w
   const warc = join(dir, 'crawl.warc.gz');
   const { io } = recordingIo();
   assert.equal(await crawlerMain(['-q', '--delay', '0', '--warc', warc, '--warc-max-size', '3KiB', `${site.origin}/p0.html`, pages, '1'], io), 0);
-  const files = readdirSync(dir).filter((n) => n.startsWith('crawl')).sort();
+  const files = readdirSync(dir).filter((n) => n.startsWith('crawl') && n.endsWith('.warc.gz')).sort();
+  assert.ok(existsSync(join(dir, 'crawl.cdxj')), 'the index of the whole series beside its first file');
   assert.ok(files.length >= 4, `rotated into several files: ${files.join(' ')}`);
   assert.equal(files[0], 'crawl-00002.warc.gz');
   assert.ok(files.includes('crawl.warc.gz'));

@@ -67,7 +67,7 @@ for (const ext of ['.warc', '.warc.gz']) {
     await crawlKilledAfter(['--resume', ...args], 18);
     const last = await crawl(['--resume', ...args]);
     assert.equal(last.code, 0, last.stderr);
-    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('crawl')), [`crawl${ext}`]);
+    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('crawl')).sort(), ['crawl.cdxj', `crawl${ext}`], 'one archive and its index');
     const records = await checkArchive([warc]);
     const archived = new Set(responseUris(records));
     for (const url of all) assert.ok(archived.has(url), `${url} is in the archive`);
@@ -85,8 +85,9 @@ test('a shared crawl: two workers write two archives, named apart, that together
   const args = ['-q', '--frontier', `sqlite:${join(dir, 'frontier.db')}`, '--delay', '0', '--warc', warc, `${site.origin}/p0.html`, pages, '1'];
   const runs = await Promise.all([startProgram('crawler', args).done, startProgram('crawler', args).done]);
   for (const r of runs) assert.equal(r.code, 0, r.stderr);
-  const files = readdirSync(dir).filter((n) => n.startsWith('shared')).sort();
+  const files = readdirSync(dir).filter((n) => n.startsWith('shared') && !n.endsWith('.cdxj')).sort();
   assert.equal(files.length, 2, `one archive per worker: ${files.join(' ')}`);
+  assert.equal(readdirSync(dir).filter((n) => n.endsWith('.cdxj')).length, 2, 'and one index per worker');
   for (const f of files) assert.match(f, /^shared-w[A-Za-z0-9_-]+-\d+\.warc\.gz$/);
   const archived = new Set<string>();
   for (const f of files) for (const uri of responseUris(await checkArchive([join(dir, f)]))) archived.add(uri);
