@@ -2,8 +2,7 @@
  * What the report says of the run itself: the versions (ours and Node's),
  * and the checks on `--report FILE.html` that a command line makes.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { softwareName } from '../archive/software.js';
 import { CrawlerError } from '../errors.js';
 
 /** The report settings a program runs with. */
@@ -14,17 +13,9 @@ export interface ReportSettings {
   command: string[];
 }
 
-/** "polite-crawler 0.1.0, Node.js v20.19.0 (linux x64)". */
+/** "polite-crawler/0.1.0, Node.js v20.19.0 (linux x64)": the package's name and version as the archive gives them, and Node's. */
 export function versions(): string {
-  let ours = 'unknown';
-  try {
-    // dist/src/report/run-info.js: the package's root is three levels up.
-    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version?: unknown };
-    if (typeof pkg.version === 'string') ours = pkg.version;
-  } catch {
-    // not in the package layout: the version stays unknown
-  }
-  return `polite-crawler ${ours}, Node.js ${process.version} (${process.platform} ${process.arch})`;
+  return `${softwareName()}, Node.js ${process.version} (${process.platform} ${process.arch})`;
 }
 
 /** The report settings for `--report FILE`, or undefined without it; throws ERR_INVALID_OPTION for a name that is not FILE.html. */
