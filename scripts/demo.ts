@@ -1,7 +1,9 @@
 /**
  * `npm run demo`: serves a small built-in site on loopback, crawls it with
  * ./crawler into ./demo-pages (depth 3, 0.2 s delay so it takes seconds),
- * then says where the pages went. Nothing leaves this machine.
+ * then says where the pages went and where its report is
+ * (./demo-report.html, one self-contained page to open in a browser).
+ * Nothing leaves this machine.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
@@ -29,6 +31,7 @@ const site: Record<string, { type: string; body: string }> = {
       '<a href="https://example.com/">An external link (never requested)</a>',
       '<a href="/private/secret.html">Disallowed by robots.txt</a>',
       '<a href="logo.png">An image (not requested)</a>',
+      '<a href="busy.html">A busy page (429 with Retry-After: 1 the first time)</a> <a href="gone.html">A page that is gone (404)</a>',
       '<!-- <a href="commented.html">inside a comment: ignored</a> -->',
     ].join('\n')),
   },
@@ -43,9 +46,16 @@ const site: Record<string, { type: string; body: string }> = {
   '/blog/index.html': { type: 'text/html', body: pageHtml('Blog', '<a href="../index.html">Home</a> <a href="post-1.html">Post</a>') },
   '/blog/post-1.html': { type: 'text/html', body: pageHtml('Post 1', '<p>Hello.</p>') },
   '/private/secret.html': { type: 'text/html', body: pageHtml('Secret', '') },
+  '/busy.html': { type: 'text/html', body: pageHtml('Busy', '<p>Served on the second try.</p>') },
 };
 
+let busy = 0;
 const server = createServer((req, res) => {
+  if (req.url === '/busy.html' && busy++ === 0) {
+    res.writeHead(429, { 'retry-after': '1', 'content-type': 'text/html' });
+    res.end('<html><body>slow down</body></html>');
+    return;
+  }
   if (req.url === '/old-news.html') {
     res.writeHead(301, { location: '/news/archive.html' });
     res.end();
@@ -66,14 +76,17 @@ server.listen(0, '127.0.0.1', () => {
   const pageDir = join(root, 'demo-pages');
   mkdirSync(pageDir, { recursive: true });
   const seed = `http://127.0.0.1:${port}/index.html`;
+  const report = join(root, 'demo-report.html');
   process.stderr.write(`demo: serving the built-in demo site at http://127.0.0.1:${port}/\n`);
-  process.stderr.write(`demo: ./crawler --delay 0.2 ${seed} demo-pages 3\n\n`);
-  const child = spawn(join(root, 'crawler'), ['--delay', '0.2', seed, pageDir, '3'], { stdio: 'inherit' });
+  process.stderr.write(`demo: ./crawler --delay 0.2 --report demo-report.html ${seed} demo-pages 3\n\n`);
+  // Relative names, from the repository's root: the report shows the command as a user would type it.
+  const child = spawn(join(root, 'crawler'), ['--delay', '0.2', '--report', 'demo-report.html', seed, 'demo-pages', '3'], { stdio: 'inherit', cwd: root });
   child.on('close', (code) => {
     server.close();
     const files = readdirSync(pageDir).filter((f) => /^[0-9]+$/.test(f));
     process.stderr.write(`\ndemo: the crawl saved ${files.length} pages in ${pageDir} (files 1..${files.length}: URL, depth, then the HTML).\n`);
     process.stderr.write(`demo: look at one with: head -5 ${join('demo-pages', '1')}\n`);
+    process.stderr.write(`demo: the crawl's report (timeline, statuses, robots.txt, the tree): open ${report} in a browser\n`);
     process.exit(code ?? 1);
   });
 });

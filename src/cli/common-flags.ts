@@ -47,6 +47,11 @@ export function archiveFrom(flags: { warc: string | undefined; warcMaxSize: numb
   return flags.wacz === undefined ? { path, maxSize: flags.warcMaxSize } : { path, maxSize: flags.warcMaxSize, wacz: flags.wacz };
 }
 
+/** --report, for both programs. */
+export const REPORT_FLAGS = defineFlags([
+  { name: 'report', type: 'string', arg: 'FILE', help: 'write a self-contained HTML report of the crawl to FILE (a name ending in .html) when it ends, also after SIGINT; an existing FILE is replaced only when it is a report of ours' },
+]);
+
 /** The parsed values of HTTP_FLAGS (a program's own flags may come with them). */
 export type HttpFlags = FlagValues<typeof HTTP_FLAGS>;
 

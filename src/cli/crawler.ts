@@ -11,7 +11,8 @@ import { leaseMsFrom } from '../programs/tse-worker.js';
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { prefixesScope, sameOriginScope, type Scope } from '../url/scope.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
-import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, WARC_FLAGS } from './common-flags.js';
+import { reportSettings } from '../report/run-info.js';
+import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, REPORT_FLAGS, WARC_FLAGS } from './common-flags.js';
 import type { CliIo } from './run-cli.js';
 
 export { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT };
@@ -31,6 +32,7 @@ const FLAGS = defineFlags([
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
   ...HTTP_FLAGS,
   ...WARC_FLAGS,
+  ...REPORT_FLAGS,
   { name: 'frontier', type: 'string', arg: 'URL', help: 'run as one worker of a crawl shared through postgresql://USER@HOST:PORT/DB or sqlite:FILE (default: a private crawl, state in pageDirectory)' },
   { name: 'lease', type: 'duration', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: how long a worker may hold a URL before another worker takes it over' },
   { name: 'strict-bfs', type: 'boolean', help: 'with --frontier: finish each depth before any worker takes a deeper URL' },
@@ -126,6 +128,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   } else if (flags.resume) {
     throw usage('--resume does not go with --frontier: a shared crawl is joined (and so resumed) by running the same command again', 'ERR_INVALID_OPTION');
   }
+  const report = option(() => reportSettings(flags.report, 'crawler', argv));
   const leaseMs = option(() => leaseMsFrom(flags.leaseMs));
   const archive = option(() => archiveFrom(flags));
   const quiet = flags.quiet;
@@ -155,5 +158,6 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       archive: archive === undefined ? undefined : { ...archive, commandLine: ['crawler', ...argv] },
     },
     io,
+    report,
   );
 }

@@ -8,7 +8,8 @@ import { CrawlerError, describeError } from '../errors.js';
 import { KH_MAX_KEYWORD, KH_MAX_DEPTH, KH_USER_AGENT, resolveKhLink, runKeywordHunter } from '../programs/keyword-hunter.js';
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
-import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, WARC_FLAGS } from './common-flags.js';
+import { reportSettings } from '../report/run-info.js';
+import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, REPORT_FLAGS, WARC_FLAGS } from './common-flags.js';
 import type { CliIo } from './run-cli.js';
 
 export { KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
@@ -24,6 +25,7 @@ const FLAGS = defineFlags([
       : f,
   ),
   ...WARC_FLAGS,
+  ...REPORT_FLAGS,
 ]);
 
 export const KH_HELP = `Usage: KeywordHunter [options] StartURL SearchKeyword [OutputDir]
@@ -83,9 +85,11 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   if (characters > KH_MAX_KEYWORD) throw usage(`SearchKeyword is ${characters} characters long; at most ${KH_MAX_KEYWORD} allowed`);
   let parallel;
   let archive;
+  let report;
   try {
     parallel = concurrencyFrom(flags);
     archive = archiveFrom(flags);
+    report = reportSettings(flags.report, 'KeywordHunter', argv);
   } catch (err) {
     throw usage(describeError(err));
   }
@@ -106,5 +110,6 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
       archive: archive === undefined ? undefined : { ...archive, commandLine: ['KeywordHunter', ...argv] },
     },
     io,
+    report,
   );
 }

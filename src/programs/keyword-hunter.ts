@@ -22,6 +22,8 @@ import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { anyScope } from '../url/scope.js';
 import { EXIT_INTERRUPTED, type CliIo } from '../cli/run-cli.js';
+import { reportRecorder, stopWords } from '../report/report-recorder.js';
+import type { ReportSettings } from '../report/run-info.js';
 import { findLine } from './keyword-search.js';
 import { startArchive, withArchive, type ArchiveSettings } from './archive-run.js';
 
@@ -86,16 +88,18 @@ export class KeywordDecision {
 }
 
 /** Runs the search; resolves with the exit status (0 found or not, 130 stopped by a signal). */
-export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliIo): Promise<number> {
+export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
   const { outputDir, maxUrlLength } = settings;
+  const report = reportRecorder(reportSettings, { program: 'KeywordHunter', delayMs: settings.delayMs, keyword: settings.keyword });
   const sink = outputDir === undefined ? undefined : new OutputDirSink(outputDir);
   if (outputDir !== undefined) await prepareOutputDir(outputDir);
+  report?.start();
 
   /** Consumers of every event of the search besides the protocol, wire exchanges included (the crawl archive, the report). */
-  const listeners: CrawlEventSink[] = [];
+  const listeners: CrawlEventSink[] = report === undefined ? [] : [report.consume];
   const archive = await startArchive(settings.archive, { robots: 'obey', userAgent: KH_USER_AGENT, resume: false, shared: false }, listeners);
   const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
-  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor });
+  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrlLength), settings.maxPathSegments);
   const robots = new RobotsPolicy({
@@ -105,6 +109,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
   });
   const decision = new KeywordDecision(settings.keyword);
   const protocol = new KhProtocol(io);
+  const onEvent = fanOut((e) => protocol.consume(e), listeners);
   let found = false;
   let pages = 0;
   const progress = new Progress(io, settings.progress);
@@ -112,13 +117,14 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
   const program: CrawlProgram = {
     resolveLink: resolve,
     inScope: anyScope,
-    async onResponse({ url, response }) {
+    async onResponse({ url, response, depth }) {
       pages++;
       progress.update(() => `KeywordHunter: ${pages} pages searched`);
       const d = decision.of(response);
       if (d === 'skip') return 'done';
       if (sink !== undefined) await sink.save(url.path, response.body);
       if (d === 'scan') return 'scan';
+      onEvent({ type: 'match', url, depth, line: d });
       protocol.found(url, d);
       found = true;
       return 'stop';
@@ -151,7 +157,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
     connectionsPerHost: settings.connectionsPerHost,
     // With --concurrency above 1, links of pages fetched ahead are found as the pages arrive.
     scanAhead: true,
-    onEvent: fanOut((e) => protocol.consume(e), listeners),
+    onEvent,
   });
   return withArchive(archive, io, 'KeywordHunter', async () => {
     let summary;
@@ -159,6 +165,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
       summary = await crawl.run();
     } finally {
       progress.done();
+      if (report !== undefined) io.stderr(`KeywordHunter: report written to ${report.finish(summary === undefined ? 'stopped by an error' : found ? 'the keyword was found' : stopWords(summary.stoppedBy))}\n`);
     }
     if (summary.stoppedBy === 'signal') return EXIT_INTERRUPTED;
     if (!found) protocol.notFound();

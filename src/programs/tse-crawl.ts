@@ -4,7 +4,7 @@
  * After a stop (signal, failure) the same command with `--resume` finishes
  * the same crawl.
  */
-import { CrawlerError } from '../errors.js';
+import { CrawlerError, describeError } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
 import { PacingState } from '../frontier/pacing-state.js';
@@ -12,6 +12,9 @@ import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
+import { ReportJournal } from '../report/report-journal.js';
+import { JournaledFrontier } from '../report/journaled-frontier.js';
+import { stopWords } from '../report/report-recorder.js';
 import { failureReason, robotsDisallowAll, tseFinalReason, tseRetry, type SeedPanic } from './tse.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
@@ -28,7 +31,7 @@ function recordingFailures(fetch: RobotsFetcher, seedPanic: SeedPanic): RobotsFe
 
 /** Runs the private crawl; resolves with the exit status. */
 export async function runTseCrawl(p: TseParts): Promise<number> {
-  const { settings, io, log, progress, seedPanic } = p;
+  const { settings, io, log, progress, seedPanic, report } = p;
   const { seed, pageDir } = settings;
   const robots =
     p.robotsFetch === undefined
@@ -37,6 +40,9 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   // The marker first: a crawl stopped before its first page is still ours.
   markPageDirectory(pageDir);
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth: settings.maxDepth, resume: settings.resume });
+  // The report's records live in the page directory too, so a resumed crawl's report covers the whole crawl
+  // (started before the pauses are restored, which it draws).
+  report?.start(await ReportJournal.open(pageDir, frontier.resumed));
   // Pauses, back-off and refusals survive a restart; a resumed crawl waits out what is left of them.
   const pacing = new PacingState(pageDir, settings.resume);
   pacing.restore(p.politeness);
@@ -83,7 +89,8 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     fetcher: p.fetcher,
     politeness: p.politeness,
     robots,
-    frontier,
+    // With a report, each page's records are in its journal before the page is done in the crawl state.
+    frontier: report === undefined ? frontier : new JournaledFrontier(frontier, (links) => report.completing(links)),
     program,
     signal: io.signal,
     concurrency: settings.concurrency,
@@ -103,6 +110,15 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     frontier.close();
   } catch (err) {
     failure ??= err; // the first failure is the one to report (a full disk fails both)
+  }
+  if (report !== undefined) {
+    // Written whatever the end: a stop by signal, a PANIC, a failed write.
+    const why = failure !== undefined ? `stopped by an error: ${describeError(failure)}` : seedPanic.panic !== undefined ? seedPanic.panic.message : stopWords(summary?.stoppedBy ?? 'done');
+    try {
+      io.stderr(`crawler: report written to ${report.finish(why)}\n`);
+    } catch (err) {
+      failure ??= err;
+    }
   }
   if (failure !== undefined) throw failure;
   if (summary === undefined) throw new CrawlerError('ERR_STATE', 'the crawl ended without a summary');

@@ -12,9 +12,11 @@ import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../extract/html.js';
 import { Politeness } from '../frontier/politeness.js';
 import { HttpClient } from '../http/client.js';
-import type { CliIo } from '../cli/run-cli.js';
 import { CrawlLog } from '../output/cs50-log.js';
 import { Progress } from '../output/progress.js';
+import { reportRecorder, stopWords, type ReportRecorder } from '../report/report-recorder.js';
+import { EXIT_INTERRUPTED, type CliIo } from '../cli/run-cli.js';
+import type { ReportSettings } from '../report/run-info.js';
 import type { RobotsFetcher } from '../robots/policy.js';
 import { checkPageDirectory } from '../sink/tse-pagedir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
@@ -42,17 +44,20 @@ export interface TseParts {
   seedPanic: SeedPanic;
   /** Consumers of every event of the run besides the log, wire exchanges included (the crawl archive, the report). */
   listeners: readonly CrawlEventSink[];
+  /** --report: the crawl report (also one of the listeners). */
+  report: ReportRecorder | undefined;
   /** Resolves once the archive holds the exchanges of the URL with this key (at once without --warc): awaited before a page is done. */
   archived: (key: string) => Promise<void>;
 }
 
 /** Runs the crawl the settings describe; resolves with the exit status. */
-export async function runTse(settings: TseSettings, io: CliIo): Promise<number> {
+export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
+  const report = reportRecorder(reportSettings, { program: 'crawler', delayMs: settings.delayMs, pageDir: settings.pageDir });
   await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
-  const listeners: CrawlEventSink[] = [];
+  const listeners: CrawlEventSink[] = report === undefined ? [] : [report.consume];
   const archive = await startArchive(settings.archive, { robots: settings.ignoreRobots ? 'ignore' : 'obey', userAgent: settings.userAgent, resume: settings.resume, shared: settings.shared !== undefined }, listeners);
   const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
-  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor });
+  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
   const mayFollow = robotsRedirectRule(settings.scope, settings.shared !== undefined, io.stderr);
@@ -70,7 +75,24 @@ export async function runTse(settings: TseSettings, io: CliIo): Promise<number> 
     progress: new Progress(io, settings.progress),
     seedPanic: new SeedPanic(settings.seed),
     listeners,
+    report,
     archived: archive === undefined ? () => Promise.resolve() : (key) => archive.archive.written(key),
   };
-  return withArchive(archive, io, 'crawler', () => (settings.shared === undefined ? runTseCrawl(parts) : runTseWorker(parts, settings.shared)), () => client.close());
+  return withArchive(archive, io, 'crawler', () => (settings.shared === undefined ? runTseCrawl(parts) : reportedWorker(parts, settings.shared)), () => client.close());
+}
+
+/** A worker of a shared crawl, with its report (of this worker's requests and pages), written when it ends. */
+async function reportedWorker(parts: TseParts, shared: NonNullable<TseSettings['shared']>): Promise<number> {
+  const { report, io } = parts;
+  report?.start();
+  let code: number | undefined;
+  try {
+    code = await runTseWorker(parts, shared);
+    return code;
+  } finally {
+    if (report !== undefined) {
+      const why = code === undefined ? 'stopped by an error' : code === EXIT_INTERRUPTED ? stopWords('signal') : stopWords('done');
+      io.stderr(`crawler: report written to ${report.finish(why)}\n`);
+    }
+  }
 }

@@ -32,6 +32,7 @@ test('a small site: pages breadth first, each answer then its scan, every link c
   });
   const r = await runCrawl({ seed: `${s.origin}/`, maxDepth: 2 });
   assert.deepEqual(local(s, r.events), [
+    'robots /robots.txt file group=* rules=1 delay=-',
     'response 0 / 200',
     'scanning 0 /',
     'link 0 /a.html follow',
@@ -71,7 +72,7 @@ test('redirects are followed in the same step, each hop a request; loops, long c
     '/to-private': redirect('/private/x'),
   });
   const r = await runCrawl({ seed: `${s.origin}/`, maxDepth: 2, maxRedirects: 2 });
-  assert.deepEqual(local(s, r.events).slice(8), [
+  assert.deepEqual(local(s, r.events).slice(9), [
     'response 1 /moved 301',
     'redirect 1 /moved -> /target.html follow',
     'response 1 /target.html 200',
@@ -128,12 +129,12 @@ test('robots.txt Crawl-delay raises the interval: each request reaches the serve
   }
 });
 
-test('a seed robots.txt disallows: onSeedDisallowed, no event, nothing requested but robots.txt', async (t) => {
+test('a seed robots.txt disallows: onSeedDisallowed, no event but the rules learnt, nothing requested but robots.txt', async (t) => {
   const s = await site(t, { '/robots.txt': robotsTxt('User-agent: *\nDisallow: /\n'), '/': { body: page('home', ['/a.html']) } });
   const r = await runCrawl({ seed: `${s.origin}/` });
   assert.deepEqual(r.summary, { pages: 0, stoppedBy: 'seed-disallowed' });
   assert.deepEqual(r.seedDisallowed, [`${s.origin}/`]);
-  assert.deepEqual(r.events, []);
+  assert.deepEqual(local(s, r.events), ['robots /robots.txt file group=* rules=1 delay=-']);
   assert.deepEqual(s.paths(), ['/robots.txt']);
 });
 

@@ -63,6 +63,8 @@ export function show(e: CrawlEvent): string {
       return `scanning ${e.depth} ${e.url.key}`;
     case 'link':
       return `link ${e.depth} ${e.url?.key ?? `raw:${e.raw}`} ${e.action}${err}`;
+    case 'robots':
+      return `robots ${e.origin}/robots.txt ${e.source} group=${e.group} rules=${e.rules} delay=${e.crawlDelay ?? '-'}`;
     default:
       return `${e.type} ${JSON.stringify(e)}`;
   }
