@@ -3,6 +3,8 @@
  * the package's own package.json, read once.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../package-root.js';
 
 let cached: string | undefined;
 
@@ -10,8 +12,8 @@ let cached: string | undefined;
 export function softwareName(): string {
   if (cached === undefined) {
     try {
-      // dist/src/archive/software.js -> the package root, in a checkout and in an installed package alike.
-      const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+      // In a checkout and in an installed package alike, from tsc's output or a bundle.
+      const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { name?: string; version?: string };
       cached = `${pkg.name ?? 'polite-crawler'}/${pkg.version ?? 'unknown'}`;
     } catch {
       cached = 'polite-crawler';

@@ -110,6 +110,7 @@ export class Worker {
     this.gate = new RobotsGate({
       politeness: options.politeness,
       enabled: options.config.robots,
+      onEvent: options.onEvent,
       // Links to a host whose rules this worker does not know yet: learnt from the store (or fetched through it) when found.
       load: (origin) => this.loadRobots(origin, 0),
     });
