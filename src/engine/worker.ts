@@ -256,13 +256,13 @@ export class Worker {
       return;
     }
     const answered: CrawlEvent = { type: 'response', url, depth, status: response.status, notes: response.notes };
-    if (redirectStep(response, url, 0, Infinity, program.resolveLink).kind === 'final' && program.retry?.(claim.attempts, { response }) === true) {
+    // A shared crawl follows no redirect in the same step: the target is queued (hop limit: the seen set ends loops).
+    const step = redirectStep(response, url, 0, Infinity, program.resolveLink);
+    if (step.kind === 'final' && program.retry?.(claim.attempts, { response }) === true) {
       await this.retryLater(claim, nothing({ retry: true }), answered);
       return;
     }
     onEvent(answered);
-    // A shared crawl follows no redirect in the same step: the target is queued (hop limit: the seen set ends loops).
-    const step = redirectStep(response, url, 0, Infinity, program.resolveLink);
     if (step.kind !== 'final') {
       await this.redirect(claim, before, url, step);
       return;
