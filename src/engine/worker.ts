@@ -112,7 +112,7 @@ export class Worker {
       enabled: options.config.robots,
       onEvent: options.onEvent,
       // Links to a host whose rules this worker does not know yet: learnt from the store (or fetched through it) when found.
-      load: (origin) => this.loadRobots(origin, 0),
+      load: (origin) => this.loadRobots(origin),
     });
     this.classifier = new LinkClassifier({ inScope: (url) => options.program.inScope(url), robots: this.gate });
   }
@@ -193,20 +193,21 @@ export class Worker {
    * (waiting while another worker fetches them), so that the link is judged
    * when it is found, as a private crawl judges it. One load per host at a time.
    */
-  private loadRobots(origin: string, depth: number): Promise<RobotsRules> {
+  private loadRobots(origin: string): Promise<RobotsRules> {
     let loading = this.loading.get(origin);
     if (loading === undefined) {
-      loading = this.robotsFromStore(origin, depth).finally(() => this.loading.delete(origin));
+      loading = this.robotsFromStore(origin).finally(() => this.loading.delete(origin));
       this.loading.set(origin, loading);
     }
     return loading;
   }
 
-  private async robotsFromStore(origin: string, depth: number): Promise<RobotsRules> {
+  private async robotsFromStore(origin: string): Promise<RobotsRules> {
     for (;;) {
       if (this.signal.aborted) throw new CrawlerError('ERR_ABORTED', `stopped before learning the robots.txt of ${origin}`);
       const before = this.clock.now();
-      const r = await this.o.store.robotsFor(origin, depth, this.o.claim);
+      // Depth 0: a robots.txt fetched for a link is no URL of the breadth-first order.
+      const r = await this.o.store.robotsFor(origin, 0, this.o.claim);
       if ('answer' in r) return this.o.program.robotsRules(r.answer);
       if ('waitMs' in r) {
         await this.clock.sleep(r.waitMs, this.signal);
