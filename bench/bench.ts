@@ -21,7 +21,8 @@
  * timings), --only SECTION[,SECTION], --json FILE (default
  * bench-results/latest.json), --node-server (never nginx), --profile [DIR]
  * (adds the profile section; .cpuprofile files go to DIR, default
- * /tmp/prof), --keep (keep the temporary directory), --scratch DIR (where
+ * /tmp/prof), --profile-args "ARGS" (more crawler arguments for the
+ * profiled run, e.g. "--warc /tmp/p.warc.gz"), --keep (keep the temporary directory), --scratch DIR (where
  * the temporary directory goes: default the OS temp dir; the page
  * directories live there, so its file system is part of what is measured),
  * --fs disk,tmpfs (where the crawl section's page files go: the scratch
@@ -57,6 +58,8 @@ interface Options {
   json: string;
   nodeServer: boolean;
   profile: string | undefined;
+  /** More crawler arguments for the profile section (e.g. `--warc /tmp/p.warc.gz`). */
+  profileArgs: string[];
   keep: boolean;
   scratch: string;
   /** File systems for the crawl section's page files. */
@@ -64,10 +67,10 @@ interface Options {
 }
 
 const USAGE = `Usage: node dist/bench/bench.js [--pages N] [--rounds N] [--quick] [--only ${SECTIONS.join('|')}[,...]]
-                                [--json FILE] [--node-server] [--profile [DIR]] [--keep] [--scratch DIR] [--fs disk,tmpfs]`;
+                                [--json FILE] [--node-server] [--profile [DIR]] [--profile-args "ARGS"] [--keep] [--scratch DIR] [--fs disk,tmpfs]`;
 
 function parseOptions(argv: string[]): Options {
-  const o: Options = { pages: 10_000, rounds: 3, quick: false, only: undefined, json: 'bench-results/latest.json', nodeServer: false, profile: undefined, keep: false, scratch: tmpdir(), fs: ['disk', 'tmpfs'] };
+  const o: Options = { pages: 10_000, rounds: 3, quick: false, only: undefined, json: 'bench-results/latest.json', nodeServer: false, profile: undefined, profileArgs: [], keep: false, scratch: tmpdir(), fs: ['disk', 'tmpfs'] };
   let pagesSet = false;
   let roundsSet = false;
   for (let i = 0; i < argv.length; i++) {
@@ -88,6 +91,7 @@ function parseOptions(argv: string[]): Options {
     else if (a === '--json') o.json = value();
     else if (a === '--node-server') o.nodeServer = true;
     else if (a === '--keep') o.keep = true;
+    else if (a === '--profile-args') o.profileArgs = value().split(' ').filter((x) => x !== '');
     else if (a === '--scratch') o.scratch = value();
     else if (a === '--fs') {
       o.fs = value().split(',');
@@ -255,7 +259,7 @@ async function main(): Promise<void> {
       const pageDir = join(work, 'profile-pages');
       rmSync(pageDir, { recursive: true, force: true });
       mkdirSync(pageDir, { recursive: true });
-      const args = ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'dist/src/cli/crawler-bin.js', '--delay', '0', '--quiet', site.seedUrl, pageDir, String(site.maxDepth)];
+      const args = ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'dist/src/cli/crawler-bin.js', '--delay', '0', '--quiet', ...o.profileArgs, site.seedUrl, pageDir, String(site.maxDepth)];
       log(`\n[profile] node ${args.join(' ')}`);
       const m = await runMeasured(process.execPath, args, { cwd: repo, timeoutMs: 60 * 60_000 });
       const pages = verifyOurs(pageDir, site).pages;

@@ -25,8 +25,8 @@ const out = BUNDLE_DIR;
 /** The programs: the bundle's name (dist/bin/NAME.cjs) and tsc's entry file. */
 export const PROGRAMS = { crawler: 'dist/src/cli/crawler-bin.js', 'keyword-hunter': 'dist/src/cli/keyword-hunter-bin.js' } as const;
 
-/** Threads the programs start (worker_threads), each bundled beside them: the archive's gzip thread (src/archive/gzip-pool.ts finds it). */
-export const THREADS = { 'gzip-worker': 'dist/src/archive/gzip-worker.js' } as const;
+/** Threads the programs start (worker_threads), each bundled beside them: the archive's thread (src/archive/record-thread-client.ts finds it). */
+export const THREADS = { 'record-thread': 'dist/src/archive/record-thread.js' } as const;
 
 export async function bundle(): Promise<void> {
   rmSync(out, { recursive: true, force: true });
@@ -41,7 +41,7 @@ export async function bundle(): Promise<void> {
     external: ['better-sqlite3', 'pg', 'pg-native'],
     logLevel: 'warning',
     legalComments: 'none',
-    // gzip-pool.ts reads import.meta.url only outside a bundle (it finds the bundled thread by __filename).
+    // record-thread-client.ts reads import.meta.url only outside a bundle (it finds the bundled thread by __filename).
     logOverride: { 'empty-import-meta': 'silent' },
   });
 }

@@ -32,6 +32,22 @@ export interface CdxjFields {
   filename: string;
 }
 
+/** What a capture's index line is made of: from a record read back, or from one as it is written. */
+export interface CaptureFacts {
+  type: 'response' | 'revisit';
+  /** WARC-Target-URI. */
+  url: string;
+  /** WARC-Date. */
+  date: string;
+  /** WARC-Payload-Digest. */
+  digest: string | undefined;
+  /** The first bytes of the block (at least its HTTP head). */
+  blockStart: Buffer;
+  /** Where the record (or its gzip member) starts in its file, and its length there. */
+  offset: number;
+  length: number;
+}
+
 /**
  * The index entry for `rec` in the file named `filename` (read from `path`),
  * or undefined when such a record gets none. A response or revisit without
@@ -39,25 +55,40 @@ export interface CdxjFields {
  */
 export function cdxjEntry(rec: WarcRecordInfo, filename: string, path = filename): CdxjEntry | undefined {
   if (rec.type !== 'response' && rec.type !== 'revisit') return undefined;
-  // WARC 1.0 wrote the URI in angle brackets (a grammar error that 1.1 fixed); readers accept both.
-  const url = (warcField(rec, 'WARC-Target-URI') ?? '').replace(/^<(.*)>$/, '$1');
-  const ts = timestamp14(warcField(rec, 'WARC-Date') ?? '');
-  if (url === '' || ts === undefined) {
-    throw new CrawlerError('ERR_WRITE', `not a valid WARC file: ${path}: a ${rec.type} record without WARC-Target-URI or a valid WARC-Date at offset ${rec.offset}`);
+  return captureEntry(
+    {
+      type: rec.type,
+      // WARC 1.0 wrote the URI in angle brackets (a grammar error that 1.1 fixed); readers accept both.
+      url: (warcField(rec, 'WARC-Target-URI') ?? '').replace(/^<(.*)>$/, '$1'),
+      date: warcField(rec, 'WARC-Date') ?? '',
+      digest: warcField(rec, 'WARC-Payload-Digest'),
+      blockStart: rec.blockStart,
+      offset: rec.offset,
+      length: rec.length,
+    },
+    filename,
+    path,
+  );
+}
+
+/** The index entry for a capture in the file named `filename` (`path`, for the message when it is refused). */
+export function captureEntry(c: CaptureFacts, filename: string, path = filename): CdxjEntry {
+  const ts = timestamp14(c.date);
+  if (c.url === '' || ts === undefined) {
+    throw new CrawlerError('ERR_WRITE', `not a valid WARC file: ${path}: a ${c.type} record without WARC-Target-URI or a valid WARC-Date at offset ${c.offset}`);
   }
-  const http = httpHead(rec.blockStart);
-  const mime = rec.type === 'revisit' ? 'warc/revisit' : http?.contentType;
-  const digest = warcField(rec, 'WARC-Payload-Digest');
+  const http = httpHead(c.blockStart);
+  const mime = c.type === 'revisit' ? 'warc/revisit' : http?.contentType;
   const json: CdxjFields = {
-    url,
+    url: c.url,
     ...(mime === undefined ? {} : { mime }),
     ...(http === undefined ? {} : { status: http.status }),
-    ...(digest === undefined ? {} : { digest }),
-    length: String(rec.length),
-    offset: String(rec.offset),
+    ...(c.digest === undefined ? {} : { digest: c.digest }),
+    length: String(c.length),
+    offset: String(c.offset),
     filename,
   };
-  return { key: `${surt(url)} ${ts}`, json };
+  return { key: `${surt(c.url)} ${ts}`, json };
 }
 
 /** The line as written, with its newline. */
@@ -73,11 +104,14 @@ export function timestamp14(warcDate: string): string | undefined {
 
 /** The status and the media type of the HTTP response head at the start of `block`, or undefined when it is none. */
 function httpHead(block: Buffer): { status: string; contentType?: string } | undefined {
-  const text = block.toString('latin1');
+  // Only the head is decoded: it ends at the first blank line (LF LF, or LF CR LF).
+  const lf = block.indexOf('\n\n', 0, 'latin1');
+  const crlf = block.indexOf('\n\r\n', 0, 'latin1');
+  const end = lf < 0 ? crlf : crlf < 0 ? lf : Math.min(lf, crlf);
+  const text = block.toString('latin1', 0, end < 0 ? block.length : end + 1);
   const m = /^HTTP\/\d(?:\.\d)? +(\d{3})/.exec(text);
   if (m === null) return undefined;
-  const end = text.search(/\r?\n\r?\n/);
-  const lines = (end < 0 ? text : text.slice(0, end)).split(/\r?\n/);
+  const lines = text.split(/\r?\n/);
   const out: { status: string; contentType?: string } = { status: m[1] ?? '' };
   for (const line of lines.slice(1)) {
     const f = /^content-type[ \t]*:(.*)$/i.exec(line);

@@ -3,7 +3,8 @@
  * response and revisit record (see cdxj-line.ts), sorted bytewise by SURT key
  * then timestamp, records with the same key and time in the order they were
  * read. The lines are built in memory (about 250 bytes each) and written at
- * once.
+ * once: from entries taken as the records were written (a crawl's own
+ * archive), or from a reading of the files (a resumed one, or any other).
  */
 import { basename, dirname } from 'node:path';
 import { CrawlerError } from '../errors.js';
@@ -25,22 +26,28 @@ export interface WriteCdxjOptions {
  */
 export async function writeCdxj(warcPaths: readonly string[], outPath: string, options: WriteCdxjOptions = {}): Promise<number> {
   const names = new Set<string>();
-  const entries: { sortKey: Buffer; entry: CdxjEntry }[] = [];
+  const entries: CdxjEntry[] = [];
   for (const path of warcPaths) {
     const filename = basename(path);
     if (names.has(filename)) throw new CrawlerError('ERR_WRITE', `cannot index two WARC files named ${filename}: the index names files by base name`);
     names.add(filename);
     for await (const rec of readWarcRecords(path)) {
       const entry = cdxjEntry(rec, filename, path);
-      if (entry !== undefined) entries.push({ sortKey: Buffer.from(entry.key), entry });
+      if (entry !== undefined) entries.push(entry);
     }
   }
+  return writeCdxjEntries(entries, outPath, options);
+}
+
+/** Writes the index of `entries` (in the order their records were written) to `outPath`, as writeCdxj does; returns the number of lines. */
+export function writeCdxjEntries(entries: readonly CdxjEntry[], outPath: string, options: WriteCdxjOptions = {}): number {
+  const keyed = entries.map((entry) => ({ sortKey: Buffer.from(entry.key), entry }));
   // Stable: equal keys keep the order of the files and of the records in them.
-  entries.sort((a, b) => Buffer.compare(a.sortKey, b.sortKey));
-  const text = Buffer.from(entries.map((e) => cdxjLine(e.entry)).join(''));
+  keyed.sort((a, b) => Buffer.compare(a.sortKey, b.sortKey));
+  const text = Buffer.from(keyed.map((e) => cdxjLine(e.entry)).join(''));
   const dir = dirname(outPath);
   const name = basename(outPath);
   if (options.replace === true) writeFileAtomicSync(dir, name, [text]);
   else if (!writeFileNewSync(dir, name, [text])) throw new CrawlerError('ERR_WRITE', `${outPath} exists and was not written by this crawl; not replacing it`);
-  return entries.length;
+  return keyed.length;
 }

@@ -3,19 +3,22 @@
  * writes a WARC/1.1 archive. Every wire exchange becomes its records
  * (exchange-records.ts); every page a `metadata` record with its depth, the
  * page it came from (`via`) and its outlinks. The work is done off the
- * socket path: events are queued as they come and turned into records
- * (digests, gzip, the write) on the next turn of the event loop.
+ * crawl's thread: events are queued as they come, and on the next turn of
+ * the event loop this side decides what only it can (which page a record
+ * belongs to, the IDs the records name) and sends the rest to the archive's
+ * own thread (record-thread.ts), which makes the records (digests, gzip)
+ * and writes them.
  *
  * At the end, `finish()` says which files were written and which pages they
  * hold, for the index and the package (see finishArchive in the runners).
  */
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import type { HttpUrl } from '../url/http-url.js';
-import { sha1Digest } from './digest.js';
-import { exchangeRecords, type Capture } from './exchange-records.js';
-import { newRecordId, serializeRecord, warcDate, warcFields } from './warc-record.js';
-import { warcinfoRecord, type CrawlDescription } from './warcinfo.js';
-import { WarcWriter } from './warc-writer.js';
+import type { CdxjEntry } from './cdxj-line.js';
+import { exchangeInput, type Capture } from './exchange-records.js';
+import { RecordThread } from './record-thread-client.js';
+import { warcDate, warcFieldsText } from './warc-record.js';
+import type { CrawlDescription } from './warcinfo.js';
 
 /** A page the archive holds (a 200 that is no redirect), as pages.jsonl lists it. */
 export interface ArchivedPage {
@@ -31,6 +34,8 @@ export interface ArchivedPage {
 export interface ArchiveSummary {
   warcPaths: readonly string[];
   pages: readonly ArchivedPage[];
+  /** This run's index entries as written; undefined for a resumed archive (read it back for the index). */
+  index: readonly CdxjEntry[] | undefined;
 }
 
 export interface CrawlArchiveOptions extends CrawlDescription {
@@ -61,7 +66,6 @@ interface Fetched {
 
 /** Bounds on what is remembered (oldest forgotten first): memory stays bounded on a crawl of millions of pages. */
 const MAX_FETCHED = 10_000;
-const MAX_PAYLOADS = 100_000;
 const MAX_VIA = 200_000;
 
 function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
@@ -86,34 +90,28 @@ export function pageTitle(payload: Buffer): string | undefined {
 
 export class CrawlArchive {
   private readonly o: CrawlArchiveOptions;
-  private readonly writer: WarcWriter;
+  private readonly thread: RecordThread;
   private queue: CrawlEvent[] = [];
   private scheduled = false;
   private finished = false;
   private readonly fetched = new Map<string, Fetched>();
-  private readonly payloads = new Map<string, Capture>();
   private readonly via = new Map<string, string>();
   private readonly open = new Map<string, PageState>();
   private scanned: PageState | undefined;
   private saved: PageState | undefined;
   private readonly pages: ArchivedPage[] = [];
-  /** Per URL, the write of its last exchange's records. */
-  private readonly writes = new Map<string, Promise<void>>();
+  /** Per URL, the job of its last exchange's records. */
+  private readonly writes = new Map<string, number>();
 
-  private constructor(options: CrawlArchiveOptions, writer: WarcWriter) {
+  private constructor(options: CrawlArchiveOptions, thread: RecordThread) {
     this.o = options;
-    this.writer = writer;
+    this.thread = thread;
   }
 
   /** Opens the archive (refusing a file that is not ours); rejects with ERR_WRITE. */
   static async open(options: CrawlArchiveOptions): Promise<CrawlArchive> {
-    const writer = await WarcWriter.open({
-      path: options.path,
-      maxSize: options.maxSize,
-      resume: options.resume,
-      warcinfo: (name, resumed) => warcinfoRecord(name, options, resumed),
-    });
-    return new CrawlArchive(options, writer);
+    const { path, maxSize, resume, robots, userAgent, commandLine } = options;
+    return new CrawlArchive(options, await RecordThread.open({ path, maxSize, resume, robots, userAgent, commandLine }));
   }
 
   /** The sink for the run's events (exchanges included). */
@@ -130,12 +128,39 @@ export class CrawlArchive {
    * identity key), and all before them, are in the files (written, not
    * synced): awaited before a page is recorded as done, so that a crash
    * never leaves a page done in the crawl state but missing from the
-   * archive. Records go out as soon as they are made (a plain file at once;
-   * a gzip file once its thread has deflated them), so this rarely waits.
+   * archive. The archive's thread writes each batch as it comes, so this
+   * waits about one batch.
    */
   written(key: string): Promise<void> {
     this.drain();
-    return this.writes.get(key) ?? Promise.resolve();
+    const seq = this.writes.get(key);
+    return seq === undefined ? Promise.resolve() : this.thread.written(seq);
+  }
+
+  /**
+   * The number of the last record job so far (every event taken in first):
+   * with isWritten() and writtenThrough(), what a crawl state's commit waits
+   * for, so that no page is durably done before its records are written.
+   */
+  mark(): number {
+    this.drain();
+    return this.thread.last;
+  }
+
+  /** True when the records of `mark` and before are written. */
+  isWritten(mark: number): boolean {
+    return this.thread.isWritten(mark);
+  }
+
+  /** Resolves once the records of `mark` and before are written (written, not synced). */
+  writtenThrough(mark: number): Promise<void> {
+    return this.thread.written(mark);
+  }
+
+  /** Resolves when the archive's backlog is small enough to go on (memory stays bounded). */
+  room(): Promise<void> {
+    this.drain();
+    return this.thread.room();
   }
 
   /** Writes everything and closes the files; rejects with ERR_WRITE when a write failed. */
@@ -144,8 +169,8 @@ export class CrawlArchive {
     this.finished = true;
     this.endScan();
     for (const page of [...this.open.values()]) this.close(page);
-    await this.writer.close();
-    return { warcPaths: [...this.writer.files], pages: this.pages };
+    const written = await this.thread.close();
+    return { warcPaths: written.files, pages: this.pages, index: written.index };
   }
 
   private drain(): void {
@@ -153,6 +178,7 @@ export class CrawlArchive {
     const events = this.queue;
     this.queue = [];
     for (const e of events) this.handle(e);
+    this.thread.flush();
   }
 
   private handle(e: CrawlEvent): void {
@@ -215,12 +241,11 @@ export class CrawlArchive {
   }
 
   private exchange(x: Extract<CrawlEvent, { type: 'exchange' }>['exchange']): void {
-    const { records, response, payloadDigest } = exchangeRecords(x, (digest) => this.payloads.get(digest));
-    remember(this.writes, x.url.key, this.writer.add(...records), MAX_FETCHED);
-    if (response === undefined) return;
+    const input = exchangeInput(x);
+    remember(this.writes, input.uri, this.thread.exchange(input), MAX_FETCHED);
+    if (input.responseId === undefined) return;
     const title = x.status === 200 && x.payload !== undefined ? pageTitle(x.payload) : undefined;
-    remember(this.fetched, x.url.key, { capture: response, title }, MAX_FETCHED);
-    if (payloadDigest !== undefined && !this.payloads.has(payloadDigest)) remember(this.payloads, payloadDigest, response, MAX_PAYLOADS);
+    remember(this.fetched, input.uri, { capture: { uri: input.uri, date: input.date, id: input.responseId }, title }, MAX_FETCHED);
   }
 
   /** A page's events are over: its metadata record, and its place in the page list. */
@@ -236,22 +261,7 @@ export class CrawlArchive {
     if (from !== undefined) fields.push(['via', from]);
     for (const link of page.outlinks) fields.push(['outlink', link]);
     if (page.failure !== undefined) fields.push(['failure', page.failure]);
-    const block = warcFields(fields);
-    const date = fetched?.capture.date ?? warcDate(Date.now());
-    this.writer.add(
-      serializeRecord({
-        type: 'metadata',
-        fields: [
-          ['WARC-Record-ID', newRecordId()],
-          ['WARC-Date', date],
-          ['WARC-Target-URI', key],
-          ['WARC-Concurrent-To', fetched?.capture.id],
-          ['Content-Type', 'application/warc-fields'],
-          ['WARC-Block-Digest', sha1Digest(block)],
-        ],
-        block: [block],
-      }),
-    );
+    this.thread.metadata({ uri: key, date: fetched?.capture.date ?? warcDate(Date.now()), concurrentTo: fetched?.capture.id, fields: warcFieldsText(fields) });
     if (page.status === 200 && !page.redirect && page.failure === undefined && fetched !== undefined) {
       this.pages.push({ url: key, ts: fetched.capture.date, status: page.status, ...(fetched.title === undefined ? {} : { title: fetched.title }) });
     }

@@ -6,11 +6,16 @@
  * WARC-Concurrent-To; a response cut short carries WARC-Truncated, and an
  * exchange that failed is followed by a `metadata` record saying why.
  * Pure, apart from the new record IDs.
+ *
+ * Two halves, for two threads: exchangeInput() runs on the crawl's thread
+ * and decides what only it can (the IDs and dates the page's own records
+ * name); exchangeRecords() runs on the archive's thread and does the work
+ * (digests, the records' bytes).
  */
 import { describeError } from '../errors.js';
-import type { WireExchange } from '../http/wire-exchange.js';
+import type { Truncation, WireExchange } from '../http/wire-exchange.js';
 import { sha1Digest } from './digest.js';
-import { newRecordId, serializeRecord, warcDate, warcFields } from './warc-record.js';
+import { newRecordId, serializeRecord, warcDate, warcFields, type RecordBytes } from './warc-record.js';
 
 /** WARC 1.1 §6.7.2: the profile of a revisit whose payload is identical to an earlier capture's. */
 export const IDENTICAL_PAYLOAD_PROFILE = 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest';
@@ -22,11 +27,53 @@ export interface Capture {
   id: string;
 }
 
+/** One exchange as the archive's thread is given it: the bytes as they were on the wire, and what the crawl's thread decided. */
+export interface ExchangeInput {
+  uri: string;
+  ip: string | undefined;
+  /** The request's and the response's WARC-Date (when the request went out). */
+  date: string;
+  /** The failure metadata's WARC-Date (when the exchange ended); set with `failure`. */
+  endDate: string | undefined;
+  requestId: string;
+  /** The response (or revisit) record's ID: set when response bytes arrived. */
+  responseId: string | undefined;
+  request: Uint8Array;
+  response: Buffer;
+  /** The body with the transfer coding removed, when the response was complete. */
+  payload: Buffer | undefined;
+  truncated: Truncation | undefined;
+  /** Why the exchange failed (`CODE: words`), when it did. */
+  failure: string | undefined;
+  durationMs: number;
+}
+
+/** The crawl's thread's half: `x` with its records' IDs and dates decided. */
+export function exchangeInput(x: WireExchange): ExchangeInput {
+  return {
+    uri: x.url.key,
+    ip: x.ip,
+    date: warcDate(x.startedAt),
+    endDate: x.error === undefined ? undefined : warcDate(x.endedAt),
+    requestId: newRecordId(),
+    responseId: x.response.length > 0 ? newRecordId() : undefined,
+    request: x.request,
+    response: x.response,
+    payload: x.truncated === undefined ? x.payload : undefined,
+    truncated: x.truncated,
+    failure: x.error === undefined ? undefined : `${x.error.code}: ${describeError(x.error)}`,
+    durationMs: x.endedAt - x.startedAt,
+  };
+}
+
 /** What the exchange's records are, and what the archive remembers of them. */
 export interface ExchangeRecords {
-  records: Buffer[];
+  records: RecordBytes[];
   /** The response (or revisit) record's ID and date, when one was written. */
   response: Capture | undefined;
+  /** Which of `records` is the response or revisit (the one the index lists), when there is one. */
+  responseAt: number | undefined;
+  revisit: boolean;
   /** The payload's digest, when the response was complete. */
   payloadDigest: string | undefined;
 }
@@ -57,13 +104,9 @@ export function headEnd(bytes: Buffer): number {
  * The records for `x`. `earlier` answers whether a payload digest was
  * archived before (then a revisit is written instead of the whole response).
  */
-export function exchangeRecords(x: WireExchange, earlier: (payloadDigest: string) => Capture | undefined): ExchangeRecords {
-  const uri = x.url.key;
-  const date = warcDate(x.startedAt);
-  const requestId = newRecordId();
-  const answered = x.response.length > 0;
-  const responseId = answered ? newRecordId() : undefined;
-  const records: Buffer[] = [
+export function exchangeRecords(x: ExchangeInput, earlier: (payloadDigest: string) => Capture | undefined): ExchangeRecords {
+  const { uri, date, requestId, responseId } = x;
+  const records: RecordBytes[] = [
     serializeRecord({
       type: 'request',
       fields: [
@@ -80,10 +123,14 @@ export function exchangeRecords(x: WireExchange, earlier: (payloadDigest: string
       block: [x.request],
     }),
   ];
-  const payloadDigest = x.payload !== undefined && x.truncated === undefined ? sha1Digest(x.payload) : undefined;
+  const payloadDigest = x.payload !== undefined ? sha1Digest(x.payload) : undefined;
   let response: Capture | undefined;
+  let responseAt: number | undefined;
+  let revisit = false;
   if (responseId !== undefined) {
+    responseAt = records.length;
     const before = payloadDigest !== undefined && (x.payload as Buffer).length > 0 ? earlier(payloadDigest) : undefined;
+    revisit = before !== undefined;
     const common: Array<[string, string | undefined]> = [
       ['WARC-Record-ID', responseId],
       ['WARC-Date', date],
@@ -122,17 +169,17 @@ export function exchangeRecords(x: WireExchange, earlier: (payloadDigest: string
     }
     response = { uri, date, id: responseId };
   }
-  if (x.error !== undefined) {
-    const fields: Array<[string, string]> = [['fetch-error', `${x.error.code}: ${describeError(x.error)}`]];
+  if (x.failure !== undefined) {
+    const fields: Array<[string, string]> = [['fetch-error', x.failure]];
     if (x.truncated !== undefined) fields.push(['truncated', x.truncated]);
-    fields.push(['duration-ms', (x.endedAt - x.startedAt).toFixed(3)]);
+    fields.push(['duration-ms', x.durationMs.toFixed(3)]);
     const block = warcFields(fields);
     records.push(
       serializeRecord({
         type: 'metadata',
         fields: [
           ['WARC-Record-ID', newRecordId()],
-          ['WARC-Date', warcDate(x.endedAt)],
+          ['WARC-Date', x.endDate],
           ['WARC-Target-URI', uri],
           ['WARC-Concurrent-To', responseId ?? requestId],
           ['Content-Type', 'application/warc-fields'],
@@ -142,5 +189,5 @@ export function exchangeRecords(x: WireExchange, earlier: (payloadDigest: string
       }),
     );
   }
-  return { records, response, payloadDigest };
+  return { records, response, responseAt, revisit, payloadDigest };
 }

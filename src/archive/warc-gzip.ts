@@ -20,8 +20,8 @@ const FEXTRA = 0x04;
 export const GZIP_LEVEL = 1;
 
 /**
- * One gzip member holding `data`, deflated synchronously (on the gzip
- * thread, gzip-pool.ts): zlib's async API cost 280 to 480 us of CPU per
+ * One gzip member holding `data`, deflated synchronously (on the archive
+ * thread, record-thread.ts): zlib's async API cost 280 to 480 us of CPU per
  * record here, for the stream it sets up each time, where the synchronous
  * call costs 20 us for a small record and about 300 us for a 22 KB page.
  */

@@ -43,17 +43,32 @@ export function fieldValue(value: string): string {
 
 /** An `application/warc-fields` block (§5.4 of the warcinfo record): one `name: value` line each. */
 export function warcFields(fields: ReadonlyArray<readonly [string, string]>): Buffer {
-  let text = '';
-  for (const [name, value] of fields) text += `${name}: ${fieldValue(value)}\r\n`;
-  return Buffer.from(text, 'utf8');
+  return Buffer.from(warcFieldsText(fields), 'utf8');
 }
 
-/** The record's bytes, in one buffer (one write, one gzip member). Fields whose value is undefined are left out. */
-export function serializeRecord(spec: WarcRecordSpec): Buffer {
+/** The text of an `application/warc-fields` block. */
+export function warcFieldsText(fields: ReadonlyArray<readonly [string, string]>): string {
+  let text = '';
+  for (const [name, value] of fields) text += `${name}: ${fieldValue(value)}\r\n`;
+  return text;
+}
+
+/** A record's bytes, in parts written one after the other: its head, its block's parts (views, not copies), CRLF CRLF. */
+export type RecordBytes = readonly Buffer[];
+
+/** The record's bytes (one write, one gzip member). Fields whose value is undefined are left out. */
+export function serializeRecord(spec: WarcRecordSpec): RecordBytes {
   let length = 0;
   for (const part of spec.block) length += part.length;
   let head = `WARC/1.1\r\nWARC-Type: ${spec.type}\r\n`;
   for (const [name, value] of spec.fields) if (value !== undefined) head += `${name}: ${fieldValue(value)}\r\n`;
   head += `Content-Length: ${length}\r\n\r\n`;
-  return Buffer.concat([Buffer.from(head, 'utf8'), ...spec.block, END]);
+  return [Buffer.from(head, 'utf8'), ...spec.block.map((b) => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength))), END];
+}
+
+/** The length of a record's bytes. */
+export function recordLength(record: RecordBytes): number {
+  let n = 0;
+  for (const part of record) n += part.length;
+  return n;
 }

@@ -5,12 +5,11 @@
  * goes on in the next file of the series (`NAME-00002.warc.gz`...), each
  * file starting with its own warcinfo.
  *
- * Writing is synchronous, on purpose: the archive's consumer calls it off
- * the socket path (on the next turn of the event loop), and a write to the
- * page cache costs microseconds, where a round trip through the threadpool
- * per record cost more CPU than the write. Gzip runs on a thread of its own
- * (gzip-pool.ts); each group is written as soon as it and every group
- * before it are deflated.
+ * Everything here is synchronous, on purpose: the writer runs on the
+ * archive's own thread (record-thread.ts), off the crawl's, where a write to
+ * the page cache costs microseconds and a round trip through the threadpool
+ * per record would cost more than the write. Each write says where its
+ * records went, for the index.
  *
  * Files that are not ours are never touched: a file of the series whose first
  * record is not our warcinfo stops the crawl before it starts. Ours are
@@ -21,10 +20,13 @@ import { closeSync, fsyncSync, openSync, writeSync, writevSync } from 'node:fs';
 import { readdir, rm, truncate } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { CrawlerError, describeError } from '../errors.js';
-import { GzipPool } from './gzip-pool.js';
 import { inspectWarc } from './warc-existing.js';
 import { gzipMember } from './warc-gzip.js';
 import { isGzipName, seriesIndex, seriesName } from './warc-names.js';
+import { recordLength, type RecordBytes } from './warc-record.js';
+
+/** A gathering buffer larger than this (a record of a very large page) is not kept after its use. */
+const MAX_SCRATCH = 4 * 1024 * 1024;
 
 /** Default of --warc-max-size: 1 GB, as Heritrix and wget. */
 export const DEFAULT_WARC_MAX_SIZE = 1_000_000_000;
@@ -37,7 +39,14 @@ export interface WarcWriterOptions {
   /** Continue our own archive at `path` instead of replacing it. */
   resume: boolean;
   /** The warcinfo record that starts each file (serialized), given the file's name; `resumed` when a file is continued. */
-  warcinfo: (fileName: string, resumed: boolean) => Buffer;
+  warcinfo: (fileName: string, resumed: boolean) => RecordBytes;
+}
+
+/** Where a record went: its file's base name, and its offset and length there (of its gzip member, in a `.gz` file). */
+export interface RecordPlace {
+  file: string;
+  offset: number;
+  length: number;
 }
 
 function refused(path: string, why: string): CrawlerError {
@@ -53,25 +62,17 @@ export class WarcWriter {
   private recordsInFile = 0;
   private failure: unknown;
   private readonly written: string[] = [];
-  private readonly pool: GzipPool | undefined;
-  /** The last group's write (gzip files: groups wait for their members, in order). */
-  private tail: Promise<void> = Promise.resolve();
+  private scratch: Buffer = Buffer.alloc(0);
 
   private constructor(options: WarcWriterOptions) {
     this.o = options;
     this.gzip = isGzipName(options.path);
-    this.pool = this.gzip ? new GzipPool() : undefined;
   }
 
   /** Opens the archive: checks what is there, then starts a file (or continues the last, with `resume`). Rejects with ERR_WRITE. */
   static async open(options: WarcWriterOptions): Promise<WarcWriter> {
     const w = new WarcWriter(options);
-    try {
-      await w.start();
-    } catch (err) {
-      await w.pool?.close();
-      throw err;
-    }
+    await w.start();
     return w;
   }
 
@@ -88,43 +89,22 @@ export class WarcWriter {
   /**
    * Writes serialized records that belong together (an exchange's request,
    * response and metadata) after every record written before them, into one
-   * file (rotation never parts them), in one write. Resolves once they are
-   * written (at once for a plain file); never rejects: a failure is kept for
-   * close() to report, and nothing is written after it.
+   * file (rotation never parts them), in one write, each its own gzip member
+   * in a `.gz` file. Says where each went; undefined after a failure, which
+   * is kept for close() to report (nothing is written after it).
    */
-  add(...records: Buffer[]): Promise<void> {
-    if (this.pool === undefined) {
-      this.write(records);
-      return this.tail;
-    }
-    const members = this.pool.members(records);
-    members.catch(() => undefined); // reported in order, below
-    this.tail = this.tail.then(async () => {
-      let group: Buffer[];
-      try {
-        group = await members;
-      } catch (err) {
-        this.failure ??= err;
-        return;
-      }
-      this.write(group);
-    });
-    return this.tail;
-  }
-
-  private write(group: readonly Buffer[]): void {
-    if (this.failure !== undefined) return;
+  add(...records: RecordBytes[]): RecordPlace[] | undefined {
+    if (this.failure !== undefined) return undefined;
     try {
-      this.put(group);
+      return this.put(this.gzip ? records.map((r) => [this.member(r)]) : records);
     } catch (err) {
       this.failure = err;
+      return undefined;
     }
   }
 
-  /** Writes what is queued and closes the file; rejects with ERR_WRITE when a write failed. */
-  async close(): Promise<void> {
-    await this.tail;
-    await this.pool?.close();
+  /** Syncs and closes the file; throws ERR_WRITE when a write failed. */
+  close(): void {
     const fd = this.fd;
     this.fd = undefined;
     if (fd !== undefined) {
@@ -171,15 +151,23 @@ export class WarcWriter {
     }
     if (resume && series.length > 0) {
       for (const i of series) this.written.push(seriesName(path, i));
-      this.fd = openSync(this.current, 'r+');
+      try {
+        this.fd = openSync(this.current, 'r+');
+      } catch (err) {
+        throw refused(this.current, `cannot be written: ${describeError(err)}`);
+      }
       this.recordsInFile = 2; // a continued file may rotate at once
       this.add(this.o.warcinfo(basename(this.current), true));
+      if (this.failure !== undefined) throw refused(this.current, `cannot be written: ${describeError(this.failure)}`);
       return;
     }
     // A new crawl replaces an archive of ours (all of its series).
     for (const i of series) await rm(seriesName(path, i));
-    this.create();
-    if (this.failure !== undefined) throw refused(this.current, `cannot be created: ${describeError(this.failure)}`);
+    try {
+      this.create();
+    } catch (err) {
+      throw refused(this.current, `cannot be created: ${describeError(err)}`);
+    }
   }
 
   /** Starts the series' file number `this.index`, with its warcinfo first. Never replaces a file. */
@@ -190,12 +178,24 @@ export class WarcWriter {
     this.size = 0;
     this.recordsInFile = 0;
     const info = this.o.warcinfo(basename(file), false);
-    this.append([this.gzip ? gzipMember(info) : info]);
+    this.append([this.gzip ? [this.member(info)] : info]);
   }
 
-  private put(group: readonly Buffer[]): void {
+  /** A record's gzip member; its parts are gathered in a buffer kept for the purpose (one allocation per member, the member's own). */
+  private member(record: RecordBytes): Buffer {
+    if (record.length === 1) return gzipMember(record[0] as Buffer);
+    const length = recordLength(record);
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafeSlow(Math.max(length, 2 * this.scratch.length));
+    let at = 0;
+    for (const part of record) at += part.copy(this.scratch, at);
+    const member = gzipMember(this.scratch.subarray(0, length));
+    if (this.scratch.length > MAX_SCRATCH) this.scratch = Buffer.alloc(0);
+    return member;
+  }
+
+  private put(group: readonly RecordBytes[]): RecordPlace[] {
     let length = 0;
-    for (const data of group) length += data.length;
+    for (const record of group) length += recordLength(record);
     if (this.recordsInFile > 1 && this.size + length > this.o.maxSize) {
       const fd = this.fd as number;
       this.fd = undefined;
@@ -203,20 +203,29 @@ export class WarcWriter {
       this.index++;
       this.create();
     }
-    this.append(group);
+    return this.append(group);
   }
 
   /** One write of whole records at the end of the file (repeated only for what a short write left). */
-  private append(group: readonly Buffer[]): void {
+  private append(group: readonly RecordBytes[]): RecordPlace[] {
     const fd = this.fd as number;
+    const file = basename(this.current);
+    const places: RecordPlace[] = [];
+    const parts: Buffer[] = [];
     let length = 0;
-    for (const data of group) length += data.length;
-    let done = writevSync(fd, group as Buffer[], this.size);
+    for (const record of group) {
+      const n = recordLength(record);
+      places.push({ file, offset: this.size + length, length: n });
+      length += n;
+      parts.push(...record);
+    }
+    let done = writevSync(fd, parts, this.size);
     if (done < length) {
-      const all = Buffer.concat(group as Buffer[], length);
+      const all = Buffer.concat(parts, length);
       while (done < length) done += writeSync(fd, all, done, length - done, this.size + done);
     }
     this.size += length;
     this.recordsInFile += group.length;
+    return places;
   }
 }

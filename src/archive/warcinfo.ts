@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { sha1Digest } from './digest.js';
 import { softwareName } from './software.js';
-import { newRecordId, serializeRecord, warcDate, warcFields } from './warc-record.js';
+import { newRecordId, serializeRecord, warcDate, warcFields, type RecordBytes } from './warc-record.js';
 
 /** What the warcinfo says about the crawl. */
 export interface CrawlDescription {
@@ -25,7 +25,7 @@ function commandText(argv: readonly string[]): string {
 }
 
 /** The serialized warcinfo record for the file `fileName`. */
-export function warcinfoRecord(fileName: string, crawl: CrawlDescription, resumed: boolean, now = Date.now()): Buffer {
+export function warcinfoRecord(fileName: string, crawl: CrawlDescription, resumed: boolean, now = Date.now()): RecordBytes {
   const fields: Array<[string, string]> = [
     ['software', softwareName()],
     ['format', 'WARC File Format 1.1'],

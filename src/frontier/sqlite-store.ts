@@ -39,6 +39,13 @@ export interface SqliteFrontierOptions extends CrawlIdentity {
   cacheLimit?: number;
   /** Most time between group commits, in ms (default 100; 0 commits every page). */
   commitIntervalMs?: number;
+  /**
+   * Whether the pages done so far may be committed now (default: always).
+   * While it says no, a due commit waits for a later page or for flush():
+   * the crawl archive's records of a page are written before the page is
+   * durably done (see commitDue).
+   */
+  commitGate?: () => boolean;
 }
 
 const STATE_PENDING = 0;
@@ -68,6 +75,7 @@ export class SqliteFrontier implements FrontierStore {
   private storedId = 0;
   private lastCommit = performance.now();
   private readonly commitIntervalMs: number;
+  private readonly commitGate: (() => boolean) | undefined;
   private cache: Set<string> | undefined = new Set();
   private readonly cacheLimit: number;
   private buffer: Row[] = [];
@@ -148,6 +156,7 @@ export class SqliteFrontier implements FrontierStore {
     };
     this.cacheLimit = options.cacheLimit ?? 200_000;
     this.commitIntervalMs = options.commitIntervalMs ?? 100;
+    this.commitGate = options.commitGate;
     this.lastId = Number(meta('lastId') ?? '0');
     this.storedId = this.lastId;
     this.pendingCount = this.db.prepare(`SELECT count(*) FROM urls WHERE state = ${STATE_PENDING}`).pluck().get() as number;
@@ -167,7 +176,12 @@ export class SqliteFrontier implements FrontierStore {
     }
   }
 
-  /** Commits every released page now. */
+  /** True when the next completed page commits its group (the interval has passed since the last commit). */
+  get commitDue(): boolean {
+    return performance.now() - this.lastCommit >= this.commitIntervalMs;
+  }
+
+  /** Commits every released page now (the gate is the caller's to have asked). */
   flush(): void {
     this.guard(() => this.flushUnguarded());
   }
@@ -257,7 +271,7 @@ export class SqliteFrontier implements FrontierStore {
       this.tx.release.run();
       this.inPage = false;
       this.pageKeys = [];
-      if (performance.now() - this.lastCommit >= this.commitIntervalMs) this.flushUnguarded();
+      if (this.commitDue && (this.commitGate?.() ?? true)) this.flushUnguarded();
       return added;
     });
   }

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { writeCdxj } from '../archive/cdxj.js';
+import { writeCdxj, writeCdxjEntries } from '../archive/cdxj.js';
 import { softwareName } from '../archive/software.js';
 import { writeWacz } from '../archive/wacz.js';
 import { CrawlerError } from '../errors.js';
@@ -99,8 +99,8 @@ export async function finishArchive(run: RunArchive | undefined, io: CliIo, prog
   const summary = await run.archive.finish();
   const files = summary.warcPaths;
   io.stderr(`${program}: archived ${summary.pages.length} page${summary.pages.length === 1 ? '' : 's'} in ${files.length === 1 ? files[0] : `${files.length} files, ${files[0]} to ${files[files.length - 1]}`}\n`);
-  // Checked at the start: these are ours to replace.
-  const lines = await writeCdxj(files, run.outputs.cdxj, { replace: true });
+  // Checked at the start: these are ours to replace. A resumed archive's earlier captures are found by reading it.
+  const lines = summary.index === undefined ? await writeCdxj(files, run.outputs.cdxj, { replace: true }) : writeCdxjEntries(summary.index, run.outputs.cdxj, { replace: true });
   io.stderr(`${program}: index of ${lines} capture${lines === 1 ? '' : 's'} in ${run.outputs.cdxj}\n`);
   if (run.outputs.wacz !== undefined) {
     const pages = summary.pages.map((p) => (p.title === undefined ? { url: p.url, ts: p.ts } : { url: p.url, ts: p.ts, title: p.title }));

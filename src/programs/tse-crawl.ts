@@ -39,7 +39,23 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       : new RobotsPolicy({ userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: recordingFailures(p.robotsFetch, seedPanic) });
   // The marker first: a crawl stopped before its first page is still ours.
   markPageDirectory(pageDir);
-  const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth: settings.maxDepth, resume: settings.resume });
+  // With an archive, a page is durably done only once its records are written (a crash then never leaves
+  // a page done in the state but missing from the archive): the group commit waits for the archive's
+  // records as far as the last page handled. Not each page: the archive's thread works beside the crawl.
+  const archive = p.archive;
+  let recorded = 0;
+  const frontier = new SqliteFrontier(pageDir, {
+    seed: seed.key,
+    maxDepth: settings.maxDepth,
+    resume: settings.resume,
+    ...(archive === undefined ? {} : { commitGate: () => archive.isWritten(recorded) }),
+  });
+  /** Takes the page's records into the commit's condition; waits for them when its commit is due, else only for a long backlog. */
+  const archived = async (): Promise<void> => {
+    if (archive === undefined) return;
+    recorded = archive.mark();
+    await (frontier.commitDue ? archive.writtenThrough(recorded) : archive.room());
+  };
   // The report's records live in the page directory too, so a resumed crawl's report covers the whole crawl
   // (started before the pauses are restored, which it draws).
   report?.start(await ReportJournal.open(pageDir, frontier.resumed));
@@ -60,10 +76,11 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       const reject = tseFinalReason(response, settings.maxRetryAfterMs);
       if (reject !== undefined) {
         onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: reject });
+        await archived();
         return 'done';
       }
       const id = await sink.save({ url: url.key, depth: page.depth, body: response.body });
-      await p.archived(url.key); // the page's records are in the archive before the page is done
+      await archived();
       page.documentId = id;
       onEvent({ type: 'saved', url, depth: page.depth, id });
       log.flush();
@@ -72,8 +89,8 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     },
     onFailure(entry, url, error) {
       // A chain of too many redirects was told by its redirect event, at the URL that redirected.
-      if (error.code === 'ERR_REDIRECT_LIMIT') return;
-      onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: failureReason(error) });
+      if (error.code !== 'ERR_REDIRECT_LIMIT') onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: failureReason(error) });
+      if (archive !== undefined) recorded = archive.mark();
     },
     onSeedDisallowed: () => seedPanic.disallowed(),
     retry: (entry, outcome) => retry(entry.attempts ?? 0, outcome),
@@ -107,6 +124,8 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   log.flush();
   progress.done();
   try {
+    // The last group's records are written before it is committed.
+    if (archive !== undefined) await archive.writtenThrough(archive.mark());
     frontier.close();
   } catch (err) {
     failure ??= err; // the first failure is the one to report (a full disk fails both)

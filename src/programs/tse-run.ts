@@ -24,6 +24,7 @@ import { checkPathDepth } from '../url/limits.js';
 import { robotsRedirectRule, SeedPanic, tseInScope, type TseSettings } from './tse.js';
 import { runTseCrawl } from './tse-crawl.js';
 import { runTseWorker } from './tse-worker.js';
+import type { CrawlArchive } from '../archive/crawl-archive.js';
 import { startArchive, withArchive } from './archive-run.js';
 
 /** What a TSE run is built from: the settings and the parts both kinds of run share. */
@@ -46,8 +47,8 @@ export interface TseParts {
   listeners: readonly CrawlEventSink[];
   /** --report: the crawl report (also one of the listeners). */
   report: ReportRecorder | undefined;
-  /** Resolves once the archive holds the exchanges of the URL with this key (at once without --warc): awaited before a page is done. */
-  archived: (key: string) => Promise<void>;
+  /** The crawl archive (--warc), whose records of a page are written before the page is durably done. */
+  archive: CrawlArchive | undefined;
 }
 
 /** Runs the crawl the settings describe; resolves with the exit status. */
@@ -76,7 +77,7 @@ export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: 
     seedPanic: new SeedPanic(settings.seed),
     listeners,
     report,
-    archived: archive === undefined ? () => Promise.resolve() : (key) => archive.archive.written(key),
+    archive: archive?.archive,
   };
   return withArchive(archive, io, 'crawler', () => (settings.shared === undefined ? runTseCrawl(parts) : reportedWorker(parts, settings.shared)), () => client.close());
 }

@@ -56,7 +56,7 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   const stage = sink.stage.bind(sink);
   sink.stage = async (page) => {
     const staged = await stage(page);
-    await p.archived(page.url);
+    await p.archive?.written(page.url);
     return staged;
   };
   const robotsOptions = { userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, maxBytes: DEFAULT_MAX_ROBOTS_BYTES, maxCrawlDelay: DEFAULT_MAX_CRAWL_DELAY };

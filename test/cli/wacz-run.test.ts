@@ -2,13 +2,15 @@
  * --wacz end to end: a crawl packages its archive, the CDXJ index and its
  * pages into one WACZ (read back with yauzl: the archive stored, not
  * deflated), and an index or package file that is not ours stops the run
- * before any request, untouched.
+ * before any request, untouched. The index a crawl writes as it goes is
+ * the one a reading of its archive makes.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yauzl from 'yauzl';
+import { writeCdxj } from '../../src/archive/cdxj.js';
 import { checkArchive } from '../helpers/warc-check.js';
 import { readPages } from '../helpers/page-files.js';
 import { page, startSite } from '../helpers/site-server.js';
@@ -73,6 +75,33 @@ test('--wacz alone: the archive (FILE.warc.gz), its CDXJ index and the package, 
   const listed = (entries.find((e) => e.name === 'pages/pages.jsonl')?.text ?? '').trim().split('\n').slice(1).map((l) => (JSON.parse(l) as { url: string }).url).sort();
   assert.deepEqual(listed, readPages(pages).map((p) => p.url).sort());
   assert.deepEqual(listed, [`${s.origin}/`, `${s.origin}/a.html`, `${s.origin}/b.html`]);
+});
+
+test('the index taken as the records are written equals the index a reading of the archive makes (responses, a revisit, a 404, a redirect), plain and gzip', async (t) => {
+  const same = page('Same', ['/b.html']);
+  const s = await startSite({
+    '/': { body: page('Home', ['/a.html', '/twin-1.html', '/twin-2.html', '/missing.html', '/moved.html']) },
+    '/a.html': { body: page('Page A', ['/b.html']) },
+    '/b.html': { body: page('Page B'), headers: { 'content-type': 'text/html; charset=UTF-8' } },
+    '/twin-1.html': { body: same },
+    '/twin-2.html': { body: same },
+    '/moved.html': { status: 301, headers: { location: '/b.html' }, body: '' },
+  });
+  t.after(() => s.close());
+  for (const name of ['crawl.warc', 'crawl.warc.gz']) {
+    const dir = temp();
+    const pages = join(dir, 'pages');
+    mkdirSync(pages);
+    const r = await crawl(['--delay', '0', '--warc', join(dir, name), `${s.origin}/`, pages, '2']);
+    assert.equal(r.code, 0, r.stderr);
+    const written = readFileSync(join(dir, 'crawl.cdxj'), 'utf8');
+    await writeCdxj([join(dir, name)], join(dir, 'read.cdxj'));
+    assert.equal(written, readFileSync(join(dir, 'read.cdxj'), 'utf8'), name);
+    const lines = written.trim().split('\n');
+    assert.ok(lines.some((l) => l.includes('"mime":"warc/revisit"')), `a revisit is indexed (${name}):\n${written}`);
+    assert.ok(lines.some((l) => l.includes('"status":"404"')), `the 404 is indexed (${name})`);
+    assert.ok(lines.some((l) => l.includes('"status":"301"')), `the redirect is indexed (${name})`);
+  }
 });
 
 test('an index or package file that is not ours stops the run before any request, and stays as it was', async (t) => {

@@ -7,8 +7,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { MemoryFrontier } from '../../src/frontier/memory-store.js';
-import { SqliteFrontier } from '../../src/frontier/sqlite-store.js';
+import Database from 'better-sqlite3';
+import { SqliteFrontier, STATE_FILE } from '../../src/frontier/sqlite-store.js';
 import type { FrontierEntry, FrontierStore } from '../../src/frontier/store.js';
 import { isCrawlerError } from '../../src/errors.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
@@ -155,6 +157,28 @@ describe('SqliteFrontier durability', () => {
     assert.equal(r.isSeen('c'), false, 'uncommitted link rolled back');
     assert.deepEqual([r.take()?.key, r.take()?.key, r.take()], ['a', 'b', undefined]);
     r.close();
+  });
+
+  test('a due group commit waits while the commit gate says no (the archive has not written the pages\' records), then commits them all', () => {
+    const dir = tempDir();
+    let gate = false;
+    const s = new SqliteFrontier(dir, { seed: 'http://h/', maxDepth: 2, resume: false, commitIntervalMs: 0, commitGate: () => gate });
+    // What another process (a resumed crawl after kill -9) would find: the committed pages only.
+    const reader = new Database(join(dir, STATE_FILE), { readonly: true });
+    const committedDone = (): number => reader.prepare('SELECT count(*) FROM urls WHERE state = 1').pluck().get() as number;
+    try {
+      s.add(e('seed', 0));
+      assert.equal(s.commitDue, true);
+      s.complete(s.take() as FrontierEntry, { links: [e('a', 1), e('b', 1)], documentId: 1 });
+      s.complete(s.take() as FrontierEntry, { links: [], documentId: 2 });
+      assert.equal(committedDone(), 0, 'nothing is committed while the gate is shut');
+      gate = true;
+      s.complete(s.take() as FrontierEntry, { links: [], documentId: 3 });
+      assert.equal(committedDone(), 3, 'the next page commits the whole group');
+    } finally {
+      reader.close();
+      s.close();
+    }
   });
 
   test('a retried entry keeps its attempts across a reopen (--resume keeps retry counts)', () => {

@@ -1,0 +1,196 @@
+/**
+ * The crawl's side of the archive's thread (record-thread.ts): starts it,
+ * sends it jobs in batches (one message per batch, the bytes moved, not
+ * copied), and tells when a job is written. A page is done in the crawl
+ * state only after its records are written (see CrawlArchive.written); the
+ * thread says how far it has got after each batch.
+ *
+ * The thread never holds the process open by itself: it is referenced only
+ * while someone waits for it.
+ */
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { CrawlerError, type ErrorCode } from '../errors.js';
+import type { ExchangeInput } from './exchange-records.js';
+import { packExchange, type FromRecordThread, type RecordJob, type RecordThreadData, type ThreadFailure, type ToRecordThread } from './record-jobs.js';
+import type { PageMetadata, RecordWriterOptions, WrittenArchive } from './record-writer.js';
+import { SendRing } from './send-ring.js';
+
+/**
+ * Where the thread's code is: beside this module in tsc's output, or, in a
+ * program's bundle (dist/bin/NAME.cjs, where `import.meta` is empty), the
+ * thread's own bundle beside it (scripts/bundle.ts makes both).
+ */
+function threadFile(): URL {
+  if (typeof __filename === 'string' && __filename.endsWith('.cjs')) return pathToFileURL(join(dirname(__filename), 'record-thread.cjs'));
+  return new URL('./record-thread.js', import.meta.url);
+}
+
+function errorOf(f: ThreadFailure): CrawlerError {
+  return new CrawlerError(f.code as ErrorCode, f.message);
+}
+
+/** A batch is sent once it holds this many jobs or bytes, or has waited this long. */
+const BATCH_JOBS = 64;
+const BATCH_BYTES = 512 * 1024;
+const BATCH_MS = 50;
+/** Most jobs sent and not yet written before room() waits: what the archive may hold in memory (about 100 pages). */
+const MAX_BACKLOG = 256;
+
+interface Waiter {
+  seq: number;
+  resolve: () => void;
+}
+
+export class RecordThread {
+  private readonly worker: Worker;
+  private readonly ring: SendRing;
+  private seq = 0;
+  /** The last job sent to the thread, and the last it has written. */
+  private sent = 0;
+  private done = 0;
+  private batch: RecordJob[] = [];
+  private transfer: ArrayBuffer[] = [];
+  private batchBytes = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private waiters: Waiter[] = [];
+  private closing: ((m: Extract<FromRecordThread, { t: 'closed' }>) => void) | undefined;
+  /** Why the thread stopped early, if it did (reported by close()). */
+  private failure: CrawlerError | undefined;
+
+  private constructor(worker: Worker, ring: SendRing) {
+    this.worker = worker;
+    this.ring = ring;
+  }
+
+  /** Starts the thread, which opens the archive (refusing a file that is not ours); rejects with ERR_WRITE. */
+  static open(options: RecordWriterOptions): Promise<RecordThread> {
+    const ring = new SendRing();
+    const data: RecordThreadData = { ...options, ring: ring.shared };
+    const worker = new Worker(threadFile(), { workerData: data });
+    const thread = new RecordThread(worker, ring);
+    return new Promise<RecordThread>((resolve, reject) => {
+      let opened = false;
+      worker.on('message', (m: FromRecordThread) => {
+        if (m.t === 'ready') {
+          opened = true;
+          worker.unref();
+          resolve(thread);
+        } else if (m.t === 'refused') {
+          void worker.terminate();
+          reject(errorOf(m.failure));
+        } else if (m.t === 'written') {
+          thread.ring.release(m.ringEnd);
+          thread.wrote(m.seq);
+        }
+        else thread.closing?.(m);
+      });
+      const stop = (why: string): void => {
+        const err = new CrawlerError('ERR_WRITE', `the archive's thread stopped: ${why}`);
+        if (!opened) {
+          reject(err);
+          return;
+        }
+        thread.failure ??= err;
+        thread.wrote(Infinity); // nobody waits for it any more; close() reports it
+        thread.closing?.({ t: 'closed', files: [], index: undefined, failure: { code: err.code, message: err.message } });
+      };
+      worker.on('error', (err) => stop(err.message));
+      worker.on('exit', (code) => stop(`exit code ${code}`));
+    });
+  }
+
+  /** Queues an exchange's records; returns the job's number. */
+  exchange(x: ExchangeInput): number {
+    const packed = packExchange(x, this.ring);
+    if (packed.bytes !== undefined) this.transfer.push(packed.bytes.buffer as ArrayBuffer);
+    this.batchBytes += packed.requestLength + packed.responseLength;
+    return this.queue({ kind: 'exchange', seq: ++this.seq, x: packed });
+  }
+
+  /** Queues a page's metadata record; returns the job's number. */
+  metadata(m: PageMetadata): number {
+    return this.queue({ kind: 'metadata', seq: ++this.seq, m });
+  }
+
+  /**
+   * Sends what is queued, in one message, once there is enough of it (or
+   * `now`): each message wakes the thread, which costs the crawl's thread
+   * more than copying the bytes.
+   */
+  flush(now = false): void {
+    if (this.batch.length === 0) return;
+    if (!now && this.batch.length < BATCH_JOBS && this.batchBytes < BATCH_BYTES) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.batchBytes = 0;
+    const message: ToRecordThread = { t: 'jobs', jobs: this.batch };
+    this.sent = this.seq;
+    const transfer = this.transfer;
+    this.batch = [];
+    this.transfer = [];
+    if (this.failure === undefined) this.worker.postMessage(message, transfer);
+  }
+
+  /** The number of the last job queued (0 before the first). */
+  get last(): number {
+    return this.seq;
+  }
+
+  /** True when job `seq` and every job before it are written. */
+  isWritten(seq: number): boolean {
+    return seq <= this.done;
+  }
+
+  /** Resolves when the jobs not yet written are few enough (memory stays bounded when the thread is slower than the crawl). */
+  room(): Promise<void> {
+    return this.written(this.seq - MAX_BACKLOG);
+  }
+
+  /** Resolves once job `seq` and every job before it are written (sending it first, if it waits in the batch). */
+  written(seq: number): Promise<void> {
+    if (seq <= this.done) return Promise.resolve();
+    if (seq > this.sent) this.flush(true);
+    return new Promise<void>((resolve) => {
+      if (this.waiters.length === 0) this.worker.ref();
+      this.waiters.push({ seq, resolve });
+    });
+  }
+
+  /** Writes what is queued, closes the files and stops the thread; rejects with ERR_WRITE when a write failed. */
+  async close(): Promise<WrittenArchive> {
+    this.flush(true);
+    this.worker.ref();
+    const closed = await new Promise<Extract<FromRecordThread, { t: 'closed' }>>((resolve) => {
+      this.closing = resolve;
+      if (this.failure === undefined) this.worker.postMessage({ t: 'close' } satisfies ToRecordThread);
+      else resolve({ t: 'closed', files: [], index: undefined, failure: { code: this.failure.code, message: this.failure.message } });
+    });
+    this.worker.removeAllListeners('exit');
+    await this.worker.terminate();
+    if (closed.failure !== undefined) throw errorOf(closed.failure);
+    return { files: closed.files, index: closed.index };
+  }
+
+  private queue(job: RecordJob): number {
+    this.batch.push(job);
+    if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.flush(true), BATCH_MS);
+      this.timer.unref();
+    }
+    return job.seq;
+  }
+
+  private wrote(seq: number): void {
+    this.done = Math.max(this.done, seq);
+    if (this.waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.seq <= this.done) w.resolve();
+      else still.push(w);
+    }
+    this.waiters = still;
+    if (still.length === 0) this.worker.unref();
+  }
+}
