@@ -8,7 +8,6 @@ import { CrawlerError, describeError } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
 import { PacingState } from '../frontier/pacing-state.js';
-import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
@@ -39,6 +38,8 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       : new RobotsPolicy({ userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: recordingFailures(p.robotsFetch, seedPanic) });
   // The marker first: a crawl stopped before its first page is still ours.
   markPageDirectory(pageDir);
+  // Imported here, not at the top: --help and a usage error never load better-sqlite3.
+  const { SqliteFrontier } = await import('../frontier/sqlite-store.js');
   const frontier = new SqliteFrontier(pageDir, { seed: seed.key, maxDepth: settings.maxDepth, resume: settings.resume });
   // The report's records live in the page directory too, so a resumed crawl's report covers the whole crawl
   // (started before the pauses are restored, which it draws).
