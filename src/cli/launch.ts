@@ -7,7 +7,8 @@
  * the test machine (bench/README.md, Start-up).
  *
  * The cache is made by `npm run build` (a one-page crawl of each program)
- * and remade by a run that finds it missing, stale or rejected, written
+ * and remade by a run without node flags that finds it missing, stale or
+ * rejected, written
  * beside the bundle through a temporary file and a rename (a directory we
  * cannot write is no error: the run just compiles). A cache that does not
  * fit is never used:
@@ -108,8 +109,11 @@ export function runBundle(file: string): void {
   const cacheFile = cacheFileOf(file);
   const { script, use } = compileBundle(file, source, readCache(cacheFile, source));
   debug('%s %s', use, cacheFile);
-  // At exit the script's functions that ran are compiled too, so the cache holds them.
-  if (use !== 'accepted') process.once('exit', () => writeCache(cacheFile, source, script));
+  // At exit the script's functions that ran are compiled too, so the cache holds them. Only a
+  // run without node flags writes: V8 rejects a cache made under other flags, so runs with and
+  // without them would otherwise replace each other's cache on every run.
+  const plain = process.execArgv.length === 0 && (process.env['NODE_OPTIONS'] ?? '') === '';
+  if (use !== 'accepted' && plain) process.once('exit', () => writeCache(cacheFile, source, script));
   const module = new Module(file);
   module.filename = file;
   const require = createRequire(file);

@@ -44,7 +44,7 @@ async function site(): Promise<{ url: string; server: Server }> {
 
 /** Runs the bin on `url` and returns what its code cache did (the debug lines), after checking that it found the keyword. */
 async function hunt(bin: string, url: string): Promise<string> {
-  const child = spawn(process.execPath, [bin, url, 'needle', join(dirs.temp(), 'out')], { env: { ...process.env, NODE_DEBUG: 'code-cache' } });
+  const child = spawn(process.execPath, [bin, url, 'needle', join(dirs.temp(), 'out')], { env: { ...process.env, NODE_DEBUG: 'code-cache', NODE_OPTIONS: '' } });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -72,9 +72,19 @@ function editHeader(bin: string, edit: (header: string) => string): void {
 }
 
 describe('the bins\' code cache', { concurrency: true, skip: built ? false : `not built: ${FILES.join(', ')} in ${BUILT} (npm run build)` }, () => {
+  test('a run with node flags uses no cache made without them, and does not replace it', async () => {
+    const bin = copyOfBin();
+    const before = readFileSync(cacheOf(bin));
+    const r = spawnSync(process.execPath, ['--max-semi-space-size=8', bin, '--help'], { encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'code-cache', NODE_OPTIONS: '' } });
+    assert.equal(r.status, 0);
+    assert.match(r.stderr, /CODE-CACHE \d+: rejected /);
+    assert.doesNotMatch(r.stderr, /written/);
+    assert.deepEqual(readFileSync(cacheOf(bin)), before);
+  });
+
   test('the build\'s cache is accepted (the fast path), on --help and on a crawl, and is not rewritten', async () => {
     const bin = copyOfBin();
-    const help = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'code-cache' } });
+    const help = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'code-cache', NODE_OPTIONS: '' } });
     assert.equal(help.status, 0);
     assert.match(help.stdout, /^Usage: KeywordHunter/);
     assert.match(help.stderr, /CODE-CACHE \d+: accepted /);
