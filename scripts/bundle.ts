@@ -6,8 +6,8 @@
  * the figures). CommonJS, because node then loads it without starting its
  * ES module loader, and an external package is required where it is used:
  * pg, behind the PostgreSQL store's dynamic import, is still loaded only by
- * a crawl that uses it. better-sqlite3 (a native module) and pg stay
- * external, found in node_modules at run time.
+ * a crawl that uses it. pg stays external, found in node_modules at run
+ * time; better-sqlite3's JavaScript is bundled, its native addon is not.
  *
  * The package's bins are dist/bin/NAME.cjs, a small launcher
  * (src/cli/launch.ts) that compiles the bundle with the V8 code cache
@@ -46,7 +46,10 @@ const COMMON: BuildOptions = {
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  external: ['better-sqlite3', 'pg', 'pg-native'],
+  // better-sqlite3's JavaScript is bundled (src/frontier/sqlite-open.ts uses it beside the addon of
+  // the same version); `bindings` is only its search for an addon we always name by path.
+  external: ['bindings', 'pg', 'pg-native'],
+  define: { BUNDLED_BETTER_SQLITE3: JSON.stringify((JSON.parse(readFileSync(join(root, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')) as { version: string }).version) },
   // import() of what stays outside (node:tls, pg) becomes a require: no ES module loader in a run.
   supported: { 'dynamic-import': false },
   logLevel: 'warning',
