@@ -103,7 +103,7 @@ async function makeCodeCaches(): Promise<void> {
   const seed = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   const scratch = mkdtempSync(join(tmpdir(), 'bundle-cache-'));
   const runs: Record<keyof typeof PROGRAMS, string[]> = {
-    crawler: ['--delay', '0', '--quiet', seed, scratch, '0'],
+    crawler: ['--delay', '0', seed, scratch, '0'],
     'keyword-hunter': [seed, 'needle', join(scratch, 'found')],
   };
   try {

@@ -24,8 +24,8 @@
  *   caches made without it, which the flag would make V8 reject.
  *
  * `NODE_DEBUG=code-cache` says which way a run went (tests read it).
- * Only CommonJS: the bins are .cjs files, and this file is only ever run
- * bundled (it reads `require` and `__filename` of its bundle).
+ * Only ever run bundled, as CommonJS: scripts/bundle.ts makes each bin of
+ * this file and a line naming the bin's bundle.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
@@ -69,10 +69,7 @@ function readCache(file: string, source: string): Buffer | undefined {
 export function writeCache(file: string, source: string, script: Script): void {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    setFlagsFromString('--verify-snapshot-checksum');
-    const data = script.createCachedData();
-    setFlagsFromString('--no-verify-snapshot-checksum');
-    writeFileSync(tmp, Buffer.concat([Buffer.from(cacheHeader(source)), data]));
+    writeFileSync(tmp, Buffer.concat([Buffer.from(cacheHeader(source)), withChecksums(() => script.createCachedData())]));
     renameSync(tmp, file);
     debug('written %s', file);
   } catch (err) {
@@ -91,10 +88,15 @@ export type CacheUse = 'accepted' | 'rejected' | 'none';
 export function compileBundle(file: string, source: string, cache: Buffer | undefined): { script: Script; use: CacheUse } {
   // The bundle's `#!` line (kept by esbuild) is no comment inside the wrapper; `//` keeps every column.
   const body = source.startsWith('#!') ? `//${source.slice(2)}` : source;
+  const script = withChecksums(() => new Script(Module.wrap(body), { filename: file, ...(cache === undefined ? {} : { cachedData: cache }) }));
+  return { script, use: cache === undefined ? 'none' : script.cachedDataRejected === true ? 'rejected' : 'accepted' };
+}
+
+/** Runs `step` with V8's code cache checksums made and verified, and only then (see the file's comment). */
+function withChecksums<T>(step: () => T): T {
   setFlagsFromString('--verify-snapshot-checksum');
   try {
-    const script = new Script(Module.wrap(body), { filename: file, ...(cache === undefined ? {} : { cachedData: cache }) });
-    return { script, use: cache === undefined ? 'none' : script.cachedDataRejected === true ? 'rejected' : 'accepted' };
+    return step();
   } finally {
     setFlagsFromString('--no-verify-snapshot-checksum');
   }
