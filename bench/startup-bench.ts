@@ -130,23 +130,27 @@ export async function startupSection(variants: StartupVariant[], cwd: string, ro
 
 /**
  * The variants of a checkout at `repo`: `node -e 0` first (the floor), then
- * `./crawler` (the launcher: the bundle when it is current), the bundle run
- * directly (what the package's bin runs), tsc's output unbundled (what the
- * launcher falls back to), and KeywordHunter finding its keyword on the seed.
+ * `./crawler` (the sh launcher: the bin when the bundle is current), the
+ * installed bin (dist/bin/crawler.cjs: the bundle compiled with its V8 code
+ * cache), the bundle alone without the cache, tsc's output unbundled (what
+ * the launcher falls back to), KeywordHunter finding its keyword on the
+ * seed, and `crawler --help` (the bin).
  */
 export function startupVariants(repo: string): StartupVariant[] {
   const node = process.execPath;
   const args = ['--delay', '0', '{SEED}', '{DIR}', '0'];
-  const built = (name: string, file: string, pre: string[] = []): StartupVariant => {
+  const built = (name: string, file: string, rest = args): StartupVariant => {
     const path = join(repo, file);
-    return existsSync(path) ? { name, argv: [node, ...pre, path, ...args] } : { name, argv: [node, ...pre, file, ...args], skip: `${file} not built` };
+    return existsSync(path) ? { name, argv: [node, path, ...rest] } : { name, argv: [node, file, ...rest], skip: `${file} not built` };
   };
   return [
     { name: 'node -e 0', argv: [node, '-e', '0'] },
     { name: './crawler', argv: [join(repo, 'crawler'), ...args] },
+    built('the installed bin (bundle + code cache)', 'dist/bin/crawler.cjs'),
+    built('the bundle, no code cache', 'dist/bin/crawler.bundle.cjs'),
     built('tsc output, unbundled', 'dist/src/cli/crawler-bin.js'),
-    built('the bundle (the installed bin)', 'dist/bin/crawler.cjs'),
     { name: './KeywordHunter (found at once)', argv: [join(repo, 'KeywordHunter'), '{SEED}', 'needle', '{DIR}'] },
+    built('crawler --help (the bin)', 'dist/bin/crawler.cjs', ['--help']),
   ];
 }
 

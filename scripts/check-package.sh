@@ -28,9 +28,10 @@ tarballs=("$tmp"/polite-crawler-*.tgz)
 [[ ${#tarballs[@]} -eq 1 && -f ${tarballs[0]} ]] || fail "npm pack did not leave one polite-crawler-*.tgz"
 tarball=${tarballs[0]}
 tar -tzf "$tarball" > "$tmp/contents"
-# The bins are the bundles (scripts/bundle.ts); dist/src is the library (main).
-grep -qx 'package/dist/bin/crawler.cjs' "$tmp/contents" || fail "tarball lacks dist/bin/crawler.cjs (the bundled crawler)"
-grep -qx 'package/dist/bin/keyword-hunter.cjs' "$tmp/contents" || fail "tarball lacks dist/bin/keyword-hunter.cjs (the bundled KeywordHunter)"
+# The bins are launchers of the bundles, each with its V8 code cache (scripts/bundle.ts); dist/src is the library (main).
+for f in crawler.cjs crawler.bundle.cjs crawler.bundle.v8cache keyword-hunter.cjs keyword-hunter.bundle.cjs keyword-hunter.bundle.v8cache; do
+  grep -qx "package/dist/bin/$f" "$tmp/contents" || fail "tarball lacks dist/bin/$f (a bin, its bundle or its code cache)"
+done
 grep -qx 'package/dist/src/index.js' "$tmp/contents" || fail "tarball lacks dist/src/index.js"
 grep -qx 'package/.prebuild-installrc' "$tmp/contents" || fail "tarball lacks .prebuild-installrc (better-sqlite3 would download a prebuilt binary)"
 if grep -E '^package/(test|bench|scripts|dist/test|dist/bench|dist/scripts)/' "$tmp/contents" >&2; then
@@ -63,7 +64,8 @@ from_source=$(cd "$sqlite_dir" && node -p 'require("prebuild-install/rc")(requir
 [[ -d $sqlite_dir/build/Release/obj.target ]] || fail "better-sqlite3 was not compiled from source (no build/Release/obj.target)"
 
 # --- the installed commands ---
-"$bin/crawler" --help > "$tmp/crawler-help" || fail "crawler --help exited $?"
+NODE_DEBUG=code-cache "$bin/crawler" --help > "$tmp/crawler-help" 2> "$tmp/crawler-help-debug" || fail "crawler --help exited $?"
+grep -q 'CODE-CACHE [0-9]*: accepted' "$tmp/crawler-help-debug" || fail "the installed crawler did not take its code cache: $(cat "$tmp/crawler-help-debug")"
 grep -q '^Usage: crawler' "$tmp/crawler-help" || fail "crawler --help printed no usage"
 "$bin/KeywordHunter" --help > "$tmp/kh-help" || fail "KeywordHunter --help exited $?"
 grep -q '^Usage: KeywordHunter' "$tmp/kh-help" || fail "KeywordHunter --help printed no usage"

@@ -4,7 +4,7 @@
  * find `<a href>` and `<base href>` where a browser would, and nowhere else.
  */
 import type { ExtractedLinks, LinkExtractor } from './types.js';
-import { decodeHTMLAttribute } from 'entities/decode';
+import { decodeHTMLAttribute } from './entities.js';
 
 // Tag kinds that change what the scanner does after the start tag.
 const OTHER = 0;

@@ -6,7 +6,8 @@
  * makes a claim exclusive; the rules are those of the PostgreSQL store.
  * Time is the machine's wall clock (ms), which every worker on it shares.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from './sqlite-open.js';
 import { CrawlerError } from '../errors.js';
 import {
   clampWait,
@@ -82,7 +83,7 @@ export class SqliteClaimStore implements ClaimStore {
     this.path = path;
     this.now = options.now ?? Date.now;
     try {
-      this.db = new Database(path, { timeout: options.busyTimeoutMs ?? 10_000 });
+      this.db = openDatabase(path, { timeout: options.busyTimeoutMs ?? 10_000 });
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.exec(SCHEMA);

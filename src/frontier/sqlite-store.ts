@@ -14,7 +14,8 @@
  * of it answers lookups while it holds every key (small crawls), and is
  * dropped past `cacheLimit` keys, after which lookups go to the index.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from './sqlite-open.js';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
@@ -96,7 +97,7 @@ export class SqliteFrontier implements FrontierStore {
       throw new CrawlerError('ERR_STATE', `nothing to resume: ${dir} holds no crawl state (${STATE_FILE}); run without --resume`);
     }
     try {
-      this.db = new Database(path);
+      this.db = openDatabase(path);
       this.db.pragma('journal_mode = WAL');
       // NORMAL in WAL mode survives a process crash (kill -9) without losing a commit.
       this.db.pragma('synchronous = NORMAL');

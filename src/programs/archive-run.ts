@@ -3,14 +3,16 @@
  * first request (a file that is not ours stops the run with one line, exit
  * 1), fed every event of the run, wire exchanges included, and finished
  * after the last connection is closed.
+ *
+ * The archive's modules (and with them zlib, crypto, worker_threads and
+ * yazl) are imported only by a run that archives: a run without --warc
+ * starts without them (bench/README.md, Start-up).
  */
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { writeCdxj, writeCdxjEntries } from '../archive/cdxj.js';
 import { softwareName } from '../archive/software.js';
-import { writeWacz } from '../archive/wacz.js';
 import { CrawlerError } from '../errors.js';
-import { CrawlArchive, type ArchiveSummary } from '../archive/crawl-archive.js';
+import type { CrawlArchive, ArchiveSummary } from '../archive/crawl-archive.js';
 import { workerName } from '../archive/warc-names.js';
 import type { CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../cli/run-cli.js';
@@ -73,6 +75,7 @@ export async function startArchive(settings: ArchiveSettings | undefined, run: A
       throw new CrawlerError('ERR_WRITE', `${f} exists and was not made from an archive of ours; not overwriting it (move it, or choose another --warc or --wacz)`);
     }
   }
+  const { CrawlArchive } = await import('../archive/crawl-archive.js');
   const archive = await CrawlArchive.open({
     path,
     maxSize: settings.maxSize,
@@ -96,6 +99,7 @@ export async function startArchive(settings: ArchiveSettings | undefined, run: A
  */
 export async function finishArchive(run: RunArchive | undefined, io: CliIo, program: string): Promise<ArchiveSummary | undefined> {
   if (run === undefined) return undefined;
+  const [{ writeCdxj, writeCdxjEntries }, { writeWacz }] = await Promise.all([import('../archive/cdxj.js'), import('../archive/wacz.js')]);
   const summary = await run.archive.finish();
   const files = summary.warcPaths;
   io.stderr(`${program}: archived ${summary.pages.length} page${summary.pages.length === 1 ? '' : 's'} in ${files.length === 1 ? files[0] : `${files.length} files, ${files[0]} to ${files[files.length - 1]}`}\n`);

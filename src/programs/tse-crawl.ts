@@ -8,7 +8,6 @@ import { CrawlerError, describeError } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
 import { PacingState } from '../frontier/pacing-state.js';
-import { SqliteFrontier } from '../frontier/sqlite-store.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
@@ -44,6 +43,8 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   // records as far as the last page handled. Not each page: the archive's thread works beside the crawl.
   const archive = p.archive;
   let recorded = 0;
+  // Imported here, not at the top: --help and a usage error never load better-sqlite3.
+  const { SqliteFrontier } = await import('../frontier/sqlite-store.js');
   const frontier = new SqliteFrontier(pageDir, {
     seed: seed.key,
     maxDepth: settings.maxDepth,
