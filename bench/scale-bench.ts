@@ -267,7 +267,8 @@ async function latencyRows(pgUrl: string | undefined, log: (line: string) => voi
   }
   const pgRows = out.rows.filter((x) => x.frontier === 'postgresql');
   const one = pgRows.find((x) => x.workers === 1);
-  for (const x of pgRows) if (one !== undefined) out.speedUps[String(x.workers)] = Number((x.pagesPerSecond / one.pagesPerSecond).toFixed(2));
+  // From pages and seconds, not the rounded pages/s.
+  for (const x of pgRows) if (one !== undefined) out.speedUps[String(x.workers)] = Number((x.pages / x.seconds / (one.pages / one.seconds)).toFixed(2));
   out.targets = LATENCY.targets.map(({ workers, speedUp: target }) => {
     const speedUp = out.speedUps[String(workers)];
     return { workers, target, speedUp, met: speedUp !== undefined && speedUp >= target };
