@@ -154,7 +154,7 @@ async function freshDatabase(adminUrl: string, name: string): Promise<string> {
 }
 
 /** The latency rows' site and targets (issue 16): every answer 100 ms late, 20 hosts, 1,600 pages. */
-export const LATENCY = { pages: 1600, hosts: 20, latencyMs: 100, workers: [1, 2, 4, 8], privateConcurrency: 16, targets: [{ workers: 4, speedUp: 3.6 }, { workers: 8, speedUp: 6 }] } as const;
+export const LATENCY = { pages: 1600, hosts: 20, latencyMs: 100, workers: [1, 2, 4, 8], privateConcurrency: 16, targets: [{ workers: 4, least: 3.6 }, { workers: 8, least: 6 }] } as const;
 
 export interface SpeedUpTarget {
   workers: number;
@@ -269,7 +269,7 @@ async function latencyRows(pgUrl: string | undefined, log: (line: string) => voi
   const one = pgRows.find((x) => x.workers === 1);
   // From pages and seconds, not the rounded pages/s.
   for (const x of pgRows) if (one !== undefined) out.speedUps[String(x.workers)] = Number((x.pages / x.seconds / (one.pages / one.seconds)).toFixed(2));
-  out.targets = LATENCY.targets.map(({ workers, speedUp: target }) => {
+  out.targets = LATENCY.targets.map(({ workers, least: target }) => {
     const speedUp = out.speedUps[String(workers)];
     return { workers, target, speedUp, met: speedUp !== undefined && speedUp >= target };
   });
