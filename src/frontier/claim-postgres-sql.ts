@@ -22,8 +22,9 @@
  *   (after it, only its own queue row again, which it holds already).
  * - pc_published locks only its own queue row; pc_claim publishing first
  *   locks it before anything else, holding nothing while it does.
- * - Expired leases are reaped only when no host is ready, by a statement that
- *   waits for nothing after it.
+ * - Expired leases are reaped only when no host is ready, `SKIP LOCKED`
+ *   too: a claim that published a row holds it, so a reaper that waited for
+ *   rows could wait for a claim that waits for it.
  *
  * There is no foreign key from the queue to the hosts (it would lock host
  * rows on every insert), and de-duplication is its own insert-only table, so
@@ -146,8 +147,11 @@ BEGIN
       ORDER BY f.depth, ph.next_fetch_at, ph.id
       LIMIT 1;
     IF NOT FOUND THEN
-      -- Nothing ready: give expired leases back, and look again if there were any.
-      UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.state = 1 AND pc_queue.lease_until < v_now;
+      -- Nothing ready: give expired leases back, and look again if there were any. A row another
+      -- transaction holds (its own completion, or a claim publishing it) is left to a later claim:
+      -- waiting for it could close a cycle with a claim that holds its published row and reaps too.
+      UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.id IN (
+        SELECT q.id FROM pc_queue q WHERE q.state = 1 AND q.lease_until < v_now FOR UPDATE SKIP LOCKED);
       GET DIAGNOSTICS v_reaped = ROW_COUNT;
       EXIT WHEN v_reaped = 0;
       CONTINUE;
