@@ -14,7 +14,9 @@
  *   hosts       ./KeywordHunter over 4 hosts with Crawl-delay 0.5 vs 5 s
  *   scale       crawler workers sharing a PostgreSQL frontier (1, 2, 4 workers on
  *               1 and 100 hosts) beside the private crawl, and the shared
- *               SQLite store with 1,000,000 URLs known (scale-bench.ts)
+ *               SQLite store with 1,000,000 URLs known; with 100 ms latency
+ *               on 20 hosts, 1, 2, 4, 8 workers against the speed-up
+ *               targets (scale-bench.ts)
  *   profile     (only when asked) ./crawler under node --cpu-prof on the site
  *
  * Options: --pages N, --rounds N, --quick (1,000 pages, 1 round, shorter
@@ -42,7 +44,7 @@ import { haveGnuTime, runMeasured } from './measure.js';
 import { hostsSection, khHasFlag, politenessSection } from './polite-bench.js';
 import { formatResults, type Results } from './report.js';
 import { formatPushback, pushbackSection } from './pushback-bench.js';
-import { scaleSection } from './scale-bench.js';
+import { scaleProblems, scaleSection } from './scale-bench.js';
 import { formatStartup, startupSection, startupVariants } from './startup-bench.js';
 import { freePort, startSiteServer, type SiteServer } from './servers.js';
 import { generateSite, type Site } from './site.js';
@@ -320,9 +322,9 @@ async function main(): Promise<void> {
     }
     if (sections.includes('scale')) {
       const pages = o.quick ? 500 : 2000;
-      log(`\n[scale] crawler workers sharing one PostgreSQL frontier, ${pages} pages, delay 0`);
+      log(`\n[scale] crawler workers sharing one PostgreSQL frontier, ${pages} pages, delay 0; then with 100 ms latency on 20 hosts`);
       results.scale = await scaleSection({ pages, quick: o.quick, log });
-      for (const r of results.scale.rows) if (r.pages !== pages) results.problems.push(`scale: ${r.frontier} ${r.hosts} host(s) ${r.workers} worker(s) saved ${r.pages} of ${pages} pages`);
+      results.problems.push(...scaleProblems(results.scale));
     }
   } finally {
     await cleanup();

@@ -8,7 +8,12 @@
  * PostgreSQL: the server in PC_BENCH_PG_URL (a superuser URL; a database is
  * created per run), or a throwaway cluster started by scripts/pg-cluster.js
  * (as the tests do). Without either the PostgreSQL rows are skipped with the
- * reason. Also runs alone: `node dist/bench/scale-bench.js [--quick]`.
+ * reason. Also runs alone: `node dist/bench/scale-bench.js [--quick]
+ * [--latency | --no-latency]`.
+ *
+ * With latency (issue 16): every answer 100 ms late, 20 hosts, 1,600 pages,
+ * 1, 2, 4 and 8 PostgreSQL workers and the private crawl at --concurrency
+ * 16; the speed-up of 4 and 8 workers over one against its target.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -38,15 +43,35 @@ export interface ScaleResults {
   /** Why the PostgreSQL rows are missing, if they are. */
   skipped: string | undefined;
   sqlite1M: { urls: number; pages: number; seconds: number; pagesPerSecond: number; peakRssMB: number } | undefined;
+  /** The rows with latency (issue 16), when that part ran. */
+  latency: LatencyResults | undefined;
 }
 
-/** A site of `pages` pages spread over `hosts` loopback addresses: page k lives on host k % hosts and links to 10k+1..10k+10 and 3 older pages. */
-export async function startScaleSite(pages: number, hosts: number): Promise<{ origins: string[]; close(): Promise<void> }> {
+export interface ScaleSiteOptions {
+  pages: number;
+  hosts: number;
+  /** Every answer is sent this many ms after its request arrived (default 0). */
+  latencyMs?: number;
+  /** The seed (page 0) links to pages 1..seedLinks instead of 1..10, so that many pages of every host are known after one page (default 10). */
+  seedLinks?: number;
+}
+
+/**
+ * A site of `pages` pages spread over `hosts` loopback addresses: page k
+ * lives on host k % hosts and links to 10k+1..10k+10 (the seed to
+ * 1..seedLinks) and 3 older pages.
+ */
+export async function startScaleSite(options: ScaleSiteOptions): Promise<{ origins: string[]; close(): Promise<void> }> {
+  const { pages, hosts, latencyMs = 0, seedLinks = 10 } = options;
   const filler = `<p>${'lorem ipsum dolor sit amet '.repeat(60)}</p>\n`;
   const hostOf = (k: number): number => k % hosts;
   let port = 0;
   const origin = (k: number): string => `http://127.0.0.${hostOf(k) + 1}:${port}`;
-  const handler = (req: { url?: string | undefined }, res: import('node:http').ServerResponse): void => {
+  const children = (k: number): number[] => {
+    const [first, last] = k === 0 ? [1, seedLinks] : [10 * k + 1, 10 * k + 10];
+    return Array.from({ length: last - first + 1 }, (_, j) => first + j).filter((c) => c < pages);
+  };
+  const answer = (req: { url?: string | undefined }, res: import('node:http').ServerResponse): void => {
     const m = /^\/p\/([0-9]+)\.html$/.exec(req.url ?? '');
     const k = m === null ? -1 : Number(m[1]);
     if (k < 0 || k >= pages) {
@@ -54,10 +79,11 @@ export async function startScaleSite(pages: number, hosts: number): Promise<{ or
       return;
     }
     let body = `<html><head><title>page ${k}</title></head><body>\n${filler}`;
-    for (let j = 1; j <= 10; j++) if (10 * k + j < pages) body += `<a href="${origin(10 * k + j)}/p/${10 * k + j}.html">child ${j}</a>\n`;
+    for (const c of children(k)) body += `<a href="${origin(c)}/p/${c}.html">child</a>\n`;
     for (const old of [k >> 1, k >> 2, k >> 3]) body += `<a href="${origin(old)}/p/${old}.html">older</a>\n`;
     res.writeHead(200, { 'content-type': 'text/html' }).end(body + '</body></html>\n');
   };
+  const handler = latencyMs > 0 ? (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): void => void setTimeout(() => answer(req, res), latencyMs) : answer;
   const servers: Server[] = [];
   for (let h = 0; h < hosts; h++) {
     const server = createServer({ keepAliveTimeout: 30_000 }, handler);
@@ -127,39 +153,73 @@ async function freshDatabase(adminUrl: string, name: string): Promise<string> {
   return u.toString();
 }
 
-export async function scaleSection(options: { pages: number; quick: boolean; log: (line: string) => void }): Promise<ScaleResults> {
+/** The latency rows' site and targets (issue 16): every answer 100 ms late, 20 hosts, 1,600 pages. */
+export const LATENCY = { pages: 1600, hosts: 20, latencyMs: 100, workers: [1, 2, 4, 8], privateConcurrency: 16, targets: [{ workers: 4, least: 3.6 }, { workers: 8, least: 6 }] } as const;
+
+export interface SpeedUpTarget {
+  workers: number;
+  /** Least speed-up over one worker asked for. */
+  target: number;
+  /** Measured: this many workers' pages/s over one worker's (undefined when a row is missing). */
+  speedUp: number | undefined;
+  met: boolean;
+}
+
+export interface LatencyResults {
+  pages: number;
+  hosts: number;
+  latencyMs: number;
+  /** The PostgreSQL rows (1, 2, 4, 8 workers) and the private crawl at --concurrency 16 (`concurrency` set). */
+  rows: Array<ScaleRow & { concurrency?: number }>;
+  /** Each PostgreSQL row's pages/s over one worker's, by workers. */
+  speedUps: Record<string, number>;
+  targets: SpeedUpTarget[];
+}
+
+export interface ScaleOptions {
+  pages: number;
+  quick: boolean;
+  log: (line: string) => void;
+  /** Which parts run (default both): the no-latency rows with the SQLite store, the latency rows. */
+  parts?: ReadonlyArray<'plain' | 'latency'>;
+}
+
+export async function scaleSection(options: ScaleOptions): Promise<ScaleResults> {
   const { pages, log } = options;
-  const results: ScaleResults = { pages, rows: [], skipped: undefined, sqlite1M: undefined };
+  const parts = options.parts ?? ['plain', 'latency'];
+  const results: ScaleResults = { pages, rows: [], skipped: undefined, sqlite1M: undefined, latency: undefined };
   const server = await postgres();
   if ('skip' in server) {
     results.skipped = server.skip;
     log(`  scale: PostgreSQL rows skipped: ${server.skip}`);
   }
   try {
-    for (const hosts of [1, 100]) {
-      const site = await startScaleSite(pages, hosts);
-      const scope = site.origins.flatMap((o) => ['--internal', o]);
-      const seed = `${site.origins[0]}/p/0.html`;
-      const common = ['--delay', '0', '--quiet', '--ignore-robots', '--depth-limit', '20', ...scope];
-      try {
-        const own = await runWorkers(1, (dir) => [...common, seed, dir, '20']);
-        results.rows.push(row('private', hosts, 1, own));
-        log(`  scale: private crawl, ${hosts} host(s): ${own.pages} pages in ${own.seconds.toFixed(2)} s`);
-        if ('url' in server) {
-          for (const workers of [1, 2, 4]) {
-            const db = await freshDatabase(server.url, `pc_bench_${hosts}_${workers}`);
-            const r = await runWorkers(workers, (dir) => ['--frontier', db, ...common, seed, dir, '20']);
-            results.rows.push(row('postgresql', hosts, workers, r));
-            log(`  scale: PostgreSQL, ${hosts} host(s), ${workers} worker(s): ${r.pages} pages in ${r.seconds.toFixed(2)} s`);
+    if (parts.includes('plain')) {
+      for (const hosts of [1, 100]) {
+        const site = await startScaleSite({ pages, hosts });
+        const { seed, common } = crawlArgs(site.origins);
+        try {
+          const own = await runWorkers(1, (dir) => [...common, seed, dir, '20']);
+          results.rows.push(row('private', hosts, 1, own));
+          log(`  scale: private crawl, ${hosts} host(s): ${own.pages} pages in ${own.seconds.toFixed(2)} s`);
+          if ('url' in server) {
+            for (const workers of [1, 2, 4]) {
+              const db = await freshDatabase(server.url, `pc_bench_${hosts}_${workers}`);
+              const r = await runWorkers(workers, (dir) => ['--frontier', db, ...common, seed, dir, '20']);
+              results.rows.push(row('postgresql', hosts, workers, r));
+              log(`  scale: PostgreSQL, ${hosts} host(s), ${workers} worker(s): ${r.pages} pages in ${r.seconds.toFixed(2)} s`);
+            }
           }
+        } finally {
+          await site.close();
         }
-      } finally {
-        await site.close();
       }
     }
+    if (parts.includes('latency')) results.latency = await latencyRows('url' in server ? server.url : undefined, log);
   } finally {
     if ('url' in server) server.stop();
   }
+  if (!parts.includes('plain')) return results;
   const links = options.quick ? 300 : 1000;
   const dir = mkdtempSync(join(tmpdir(), 'scale-sqlite-'));
   try {
@@ -172,26 +232,99 @@ export async function scaleSection(options: { pages: number; quick: boolean; log
   return results;
 }
 
+/** The seed and the flags every scale run shares: delay 0, robots ignored, every host of the site in scope. */
+function crawlArgs(origins: readonly string[]): { seed: string; common: string[] } {
+  const scope = origins.flatMap((o) => ['--internal', o]);
+  return { seed: `${origins[0]}/p/0.html`, common: ['--delay', '0', '--quiet', '--ignore-robots', '--depth-limit', '20', ...scope] };
+}
+
+/**
+ * The latency rows: the private crawl at --concurrency 16, then 1, 2, 4 and
+ * 8 PostgreSQL workers (default --concurrency), on a site whose every answer
+ * is LATENCY.latencyMs late; the seed links 4 pages of every host, so the
+ * frontier is wide after one page. Without PostgreSQL only the private row.
+ */
+async function latencyRows(pgUrl: string | undefined, log: (line: string) => void): Promise<LatencyResults> {
+  const { pages, hosts, latencyMs, privateConcurrency } = LATENCY;
+  const out: LatencyResults = { pages, hosts, latencyMs, rows: [], speedUps: {}, targets: [] };
+  const site = await startScaleSite({ pages, hosts, latencyMs, seedLinks: 4 * hosts });
+  const { seed, common } = crawlArgs(site.origins);
+  const what = `${hosts} hosts, ${latencyMs} ms latency`;
+  try {
+    const own = await runWorkers(1, (dir) => ['--concurrency', String(privateConcurrency), ...common, seed, dir, '20']);
+    out.rows.push({ ...row('private', hosts, 1, own), concurrency: privateConcurrency });
+    log(`  scale: private crawl --concurrency ${privateConcurrency}, ${what}: ${own.pages} pages in ${own.seconds.toFixed(2)} s`);
+    if (pgUrl !== undefined) {
+      for (const workers of LATENCY.workers) {
+        const db = await freshDatabase(pgUrl, `pc_bench_latency_${workers}`);
+        const r = await runWorkers(workers, (dir) => ['--frontier', db, ...common, seed, dir, '20']);
+        out.rows.push(row('postgresql', hosts, workers, r));
+        log(`  scale: PostgreSQL, ${what}, ${workers} worker(s): ${r.pages} pages in ${r.seconds.toFixed(2)} s`);
+      }
+    }
+  } finally {
+    await site.close();
+  }
+  const pgRows = out.rows.filter((x) => x.frontier === 'postgresql');
+  const one = pgRows.find((x) => x.workers === 1);
+  // From pages and seconds, not the rounded pages/s.
+  for (const x of pgRows) if (one !== undefined) out.speedUps[String(x.workers)] = Number((x.pages / x.seconds / (one.pages / one.seconds)).toFixed(2));
+  out.targets = LATENCY.targets.map(({ workers, least: target }) => {
+    const speedUp = out.speedUps[String(workers)];
+    return { workers, target, speedUp, met: speedUp !== undefined && speedUp >= target };
+  });
+  return out;
+}
+
 function row(frontier: ScaleRow['frontier'], hosts: number, workers: number, r: { pages: number; seconds: number }): ScaleRow {
   return { frontier, hosts, workers, pages: r.pages, seconds: Number(r.seconds.toFixed(2)), pagesPerSecond: Math.round(r.pages / r.seconds) };
 }
 
+/** What failed in the section: pages missing from a row, a speed-up target not met. */
+export function scaleProblems(r: ScaleResults): string[] {
+  const problems: string[] = [];
+  for (const x of r.rows) if (x.pages !== r.pages) problems.push(`scale: ${x.frontier} ${x.hosts} host(s) ${x.workers} worker(s) saved ${x.pages} of ${r.pages} pages`);
+  const l = r.latency;
+  if (l === undefined) return problems;
+  for (const x of l.rows) if (x.pages !== l.pages) problems.push(`scale, ${l.latencyMs} ms latency: ${x.frontier} ${x.workers} worker(s) saved ${x.pages} of ${l.pages} pages`);
+  for (const t of l.targets) {
+    if (!t.met) problems.push(`scale, ${l.latencyMs} ms latency: ${t.workers} PostgreSQL workers ${t.speedUp === undefined ? 'not measured' : `${t.speedUp.toFixed(2)}x`} one worker (target >= ${t.target}x)`);
+  }
+  return problems;
+}
+
+const tableRow = (x: ScaleRow, first: string, last = ''): string =>
+  `  ${first.padEnd(11)} ${String(x.hosts).padStart(6)} ${String(x.workers).padStart(8)} ${String(x.pages).padStart(8)} ${x.seconds.toFixed(2).padStart(8)} ${String(x.pagesPerSecond).padStart(8)}${last}`;
+
 /** The section as table lines. */
 export function formatScale(r: ScaleResults): string[] {
-  const lines = [`Scale: ${r.pages.toLocaleString('en-US')} pages, delay 0, every page saved by exactly one worker`];
-  lines.push('  frontier     hosts  workers    pages  seconds  pages/s');
-  for (const x of r.rows) {
-    lines.push(`  ${x.frontier.padEnd(11)} ${String(x.hosts).padStart(6)} ${String(x.workers).padStart(8)} ${String(x.pages).padStart(8)} ${x.seconds.toFixed(2).padStart(8)} ${String(x.pagesPerSecond).padStart(8)}`);
+  const lines: string[] = [];
+  const header = '  frontier     hosts  workers    pages  seconds  pages/s';
+  if (r.rows.length > 0 || r.sqlite1M !== undefined) {
+    lines.push(`Scale: ${r.pages.toLocaleString('en-US')} pages, delay 0, every page saved by exactly one worker`, header);
+    for (const x of r.rows) lines.push(tableRow(x, x.frontier));
   }
   if (r.skipped !== undefined) lines.push(`  (PostgreSQL rows skipped: ${r.skipped})`);
   const s = r.sqlite1M;
   if (s !== undefined) lines.push(`  SQLite shared store with ${s.urls.toLocaleString('en-US')} URLs known: ${s.pagesPerSecond} pages/s, peak RSS ${s.peakRssMB} MB`);
+  const l = r.latency;
+  if (l !== undefined) {
+    if (lines.length > 0) lines.push('');
+    lines.push(`Scale with latency: ${l.pages.toLocaleString('en-US')} pages on ${l.hosts} hosts, every answer ${l.latencyMs} ms late, delay 0`, `${header}  vs 1 worker`);
+    for (const x of l.rows) {
+      const speedUp = l.speedUps[String(x.workers)];
+      lines.push(x.frontier === 'private' ? tableRow(x, `private/c${x.concurrency ?? ''}`) : tableRow(x, x.frontier, speedUp === undefined ? '' : `${speedUp.toFixed(2).padStart(10)}x`));
+    }
+    for (const t of l.targets) lines.push(`  target: ${t.workers} workers >= ${t.target}x one worker: ${t.speedUp === undefined ? 'not measured' : `${t.speedUp.toFixed(2)}x, ${t.met ? 'met' : 'NOT MET'}`}`);
+  }
   return lines;
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
   const quick = process.argv.includes('--quick');
-  scaleSection({ pages: quick ? 500 : 2000, quick, log: (l) => process.stderr.write(`${l}\n`) }).then(
+  // --latency: only the rows with latency; --no-latency: only the others.
+  const parts = process.argv.includes('--latency') ? (['latency'] as const) : process.argv.includes('--no-latency') ? (['plain'] as const) : undefined;
+  scaleSection({ pages: quick ? 500 : 2000, quick, log: (l) => process.stderr.write(`${l}\n`), ...(parts === undefined ? {} : { parts }) }).then(
     (r) => console.log(formatScale(r).join('\n')),
     (err: unknown) => {
       console.error(`scale-bench: ${String(err)}`);

@@ -130,14 +130,24 @@ export class Worker {
     return { saved: this.saved, crawlDone: stoppedBy === 'done', stoppedBy };
   }
 
-  /** One claim at a time, until the crawl is done or this worker stops. */
+  /**
+   * One claim at a time, until the crawl is done or this worker stops. A
+   * saved page is published with the lane's next claim (one call to the
+   * store, not two), or on its own when the lane stops.
+   */
   private async lane(): Promise<WorkerSummary['stoppedBy']> {
+    let published: Claim | undefined;
+    const stop = async (why: WorkerSummary['stoppedBy']): Promise<WorkerSummary['stoppedBy']> => {
+      if (published !== undefined) await this.o.store.published(published);
+      return why;
+    };
     try {
       for (;;) {
-        if (this.signal.aborted) return 'signal';
-        if (this.o.maxPages !== undefined && this.responses >= this.o.maxPages) return 'max-pages';
+        if (this.signal.aborted) return await stop('signal');
+        if (this.o.maxPages !== undefined && this.responses >= this.o.maxPages) return await stop('max-pages');
         const before = this.clock.now();
-        const r = await this.o.store.claim(this.o.claim);
+        const r = await this.o.store.claim(this.o.claim, published);
+        published = undefined;
         if ('done' in r) return 'done';
         if ('waitMs' in r) {
           await this.clock.sleep(r.waitMs, this.signal);
@@ -149,7 +159,7 @@ export class Worker {
           return 'signal';
         }
         if (claim.kind === 'robots') await this.robots(claim, before);
-        else await this.page(claim, before);
+        else published = await this.page(claim, before);
       }
     } catch (err) {
       this.halt.abort(); // one lane's failure (the store, the disk) stops the others
@@ -218,7 +228,8 @@ export class Worker {
     }
   }
 
-  private async page(claim: Claim, before: number): Promise<void> {
+  /** Fetches, saves and scans a claimed page; resolves with the claim when its page was saved (to be published: its file is in place). */
+  private async page(claim: Claim, before: number): Promise<Claim | undefined> {
     const { program, store, onEvent } = this.o;
     const depth = claim.depth;
     const nothing = (over: Partial<Completion> = {}): Completion => ({ startedAt: this.startedAt(claim, before), links: [], saved: false, host: this.hostTiming(claim, before), ...over });
@@ -295,11 +306,12 @@ export class Worker {
       onEvent({ type: 'lost', url: url.key, depth });
       return;
     }
+    // Until the store hears the file is in place the claim is out: dying before the rename loses nothing.
     staged.publish(result.documentId);
-    await store.published(claim); // until now the claim is out: dying before the rename loses nothing
     this.saved++;
     onEvent({ type: 'saved', url, depth, id: result.documentId });
     if (scanned !== undefined) for (const e of scanned.told(result.added)) onEvent(e);
+    return claim;
   }
 
   /** The host's interval and back-off streak as its row has them (every worker's failures count). */

@@ -121,7 +121,8 @@ export class MemoryClaimStore implements ClaimStore {
     return markAdded(entries, inserted);
   }
 
-  async claim(options: ClaimOptions): Promise<ClaimResult> {
+  async claim(options: ClaimOptions, published?: Claim): Promise<ClaimResult> {
+    if (published !== undefined) this.publish(published);
     const now = this.now();
     this.reap(now);
     const floor = options.strictBfs ? this.frontierDepth() : undefined;
@@ -243,6 +244,10 @@ export class MemoryClaimStore implements ClaimStore {
   }
 
   async published(claim: Claim): Promise<void> {
+    this.publish(claim);
+  }
+
+  private publish(claim: Claim): void {
     const row = this.claimed.get(claim.id);
     if (row === undefined || row.token !== claim.token) return;
     this.claimed.delete(row.id);

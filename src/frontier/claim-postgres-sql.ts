@@ -1,8 +1,10 @@
 /**
  * The PostgreSQL frontier's schema and its server-side functions, so that
- * a page costs two round trips, `pc_claim` and `pc_complete`, and a saved
- * page a third, `pc_published` (its file is in place: until then its claim
- * is out, so a worker that dies before renaming the page loses nothing).
+ * a page costs two round trips, `pc_claim` and `pc_complete`. A saved page
+ * is also published (its file is in place: until then its claim is out, so
+ * a worker that dies before renaming the page loses nothing): `pc_published`
+ * on its own, or, what a worker does, as the first step of its next
+ * `pc_claim` (its `p_pub_id`, `p_pub_token`), with no round trip of its own.
  *
  * Times are milliseconds since the epoch on the database's clock
  * (`clock_timestamp()`), as double precision, so every worker shares one
@@ -18,9 +20,11 @@
  *   host rows (origins sorted); its own host row; the document counter last,
  *   so the one row every saved page needs is held for the shortest time
  *   (after it, only its own queue row again, which it holds already).
- * - pc_published locks only its own queue row.
- * - Expired leases are reaped only when no host is ready, by a statement that
- *   waits for nothing after it.
+ * - pc_published locks only its own queue row; pc_claim publishing first
+ *   locks it before anything else, holding nothing while it does.
+ * - Expired leases are reaped only when no host is ready, `SKIP LOCKED`
+ *   too: a claim that published a row holds it, so a reaper that waited for
+ *   rows could wait for a claim that waits for it.
  *
  * There is no foreign key from the queue to the hosts (it would lock host
  * rows on every insert), and de-duplication is its own insert-only table, so
@@ -111,7 +115,7 @@ DO $$ BEGIN
 END $$;
 DROP FUNCTION IF EXISTS pc_complete(text, bigint, bigint, text, double precision, boolean, text[], text[], int[], text[], int, text, double precision);
 
-CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean, p_poll double precision)
+CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean, p_poll double precision, p_pub_id bigint, p_pub_token bigint)
 RETURNS TABLE (kind text, id bigint, token bigint, origin text, key text, url text, depth int,
                delay_ms double precision, robots_status int, robots_body text, clock double precision, wait_ms double precision,
                attempts int, streak int, refusal text)
@@ -126,6 +130,8 @@ DECLARE
   h record;
   w record;
 BEGIN
+  -- The caller's last saved page is in place (pc_published, without a round trip of its own).
+  IF p_pub_id IS NOT NULL THEN PERFORM pc_published(p_pub_id, p_pub_token); END IF;
   IF p_strict THEN SELECT min(q.depth) INTO v_floor FROM pc_queue q WHERE q.state < 2; END IF;
   FOR attempt IN 1..8 LOOP
     -- The ready host with the shallowest waiting URL (read only: the lock comes next).
@@ -141,8 +147,11 @@ BEGIN
       ORDER BY f.depth, ph.next_fetch_at, ph.id
       LIMIT 1;
     IF NOT FOUND THEN
-      -- Nothing ready: give expired leases back, and look again if there were any.
-      UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.state = 1 AND pc_queue.lease_until < v_now;
+      -- Nothing ready: give expired leases back, and look again if there were any. A row another
+      -- transaction holds (its own completion, or a claim publishing it) is left to a later claim:
+      -- waiting for it could close a cycle with a claim that holds its published row and reaps too.
+      UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.id IN (
+        SELECT q.id FROM pc_queue q WHERE q.state = 1 AND q.lease_until < v_now FOR UPDATE SKIP LOCKED);
       GET DIAGNOSTICS v_reaped = ROW_COUNT;
       EXIT WHEN v_reaped = 0;
       CONTINUE;

@@ -133,8 +133,12 @@ export class PostgresClaimStore implements ClaimStore {
     return markAdded(entries, new Set(r.rows[0]?.pc_add ?? []));
   }
 
-  async claim(options: ClaimOptions): Promise<ClaimResult> {
-    const r = await this.query<ClaimRow>('SELECT * FROM pc_claim($1, $2, $3)', [options.leaseMs, options.strictBfs, POLL_WAIT_MS], 'pc_claim');
+  async claim(options: ClaimOptions, published?: Claim): Promise<ClaimResult> {
+    const r = await this.query<ClaimRow>(
+      'SELECT * FROM pc_claim($1, $2, $3, $4, $5)',
+      [options.leaseMs, options.strictBfs, POLL_WAIT_MS, published?.id ?? null, published?.token ?? null],
+      'pc_claim',
+    );
     const row = r.rows[0];
     if (row === undefined) return { done: true };
     if (row.kind === null) return { waitMs: clampWait(row.wait_ms ?? 0) };

@@ -220,8 +220,9 @@ export class SqliteClaimStore implements ClaimStore {
     return this.tx(() => this.addUnlocked(entries));
   }
 
-  async claim(options: ClaimOptions): Promise<ClaimResult> {
+  async claim(options: ClaimOptions, published?: Claim): Promise<ClaimResult> {
     return this.tx((): ClaimResult => {
+      if (published !== undefined) this.stmt('pageDone').run(published.id, published.token);
       const now = this.now();
       const floor = options.strictBfs ? ((this.stmt('floor').get() as number | null) ?? null) : null;
       let c = this.stmt('candidate').get({ floor, now }) as Candidate | undefined;

@@ -35,7 +35,7 @@ function wrap(inner: ClaimStore, over: Partial<ClaimStore>): ClaimStore {
   return {
     open: (c) => inner.open(c),
     add: (e) => inner.add(e),
-    claim: (o) => inner.claim(o),
+    claim: (o, p) => inner.claim(o, p),
     complete: (c, x) => inner.complete(c, x),
     published: (c) => inner.published(c),
     release: (c) => inner.release(c),
@@ -157,6 +157,40 @@ test('a stop signal between the claim and the request gives the claim back: noth
   assert.deepEqual(reports, []);
   const next = await inner.claim({ leaseMs: 1000, strictBfs: false });
   assert.ok('claim' in next && next.claim.key === seed.key, 'the seed waits again, not held by a lease');
+});
+
+test('a saved page is published with the lane\'s next claim: one call to the store per page besides its completion, not two', async (t) => {
+  const s = await site(t);
+  const seed = parseHttpUrl(`${s.origin}/`);
+  const inner = new MemoryClaimStore();
+  const calls = { claim: 0, withPublished: 0, published: 0 };
+  const store = wrap(inner, {
+    claim: (o, p) => (calls.claim++, p !== undefined && calls.withPublished++, inner.claim(o, p)),
+    published: (c) => (calls.published++, inner.published(c)),
+  });
+  const sum = await makeWorker(store, seed, dirs.temp('worker-publish-'), [], { lanes: 1 }).run();
+  assert.ok(sum.crawlDone);
+  assert.equal(sum.saved, 5);
+  assert.deepEqual(calls, { claim: 7, withPublished: 5, published: 0 }, '6 claims (5 pages and the redirect) and the last one that says done; each of the 5 saves rides on a claim');
+});
+
+test('a lane that stops with a page saved publishes it on its own: no claim is left out, the next worker does not fetch it again', async (t) => {
+  const s = await site(t);
+  const seed = parseHttpUrl(`${s.origin}/`);
+  const store = new MemoryClaimStore();
+  const stop = new AbortController();
+  const reports: CrawlEvent[] = [];
+  // Stop once the seed is saved: the lane has its publication in hand and claims no more.
+  const watch = new Proxy(reports, { get: (arr, k) => (k === 'push' ? (e: CrawlEvent) => (e.type === 'saved' && stop.abort(), arr.push(e)) : Reflect.get(arr, k)) });
+  // A short lease: a seed left out would be claimed again (and fetched twice) after it.
+  const first = await makeWorker(store, seed, dirs.temp('worker-stop-a-'), watch, { lanes: 1, signal: stop.signal, leaseMs: 300 }).run();
+  assert.equal(first.stoppedBy, 'signal');
+  assert.equal(first.saved, 1);
+  await new Promise((r) => setTimeout(r, 400));
+  const second = await makeWorker(store, seed, dirs.temp('worker-stop-b-'), [], { lanes: 1 }).run();
+  assert.ok(second.crawlDone);
+  assert.equal(second.saved, 4);
+  assert.equal(s.paths().filter((p) => p === '/').length, 1, 'the seed was fetched once');
 });
 
 test('a link to a host whose robots.txt no worker has read yet is judged when it is found, as a private crawl judges it: IgnRobots, never Added then Failed', async (t) => {

@@ -125,6 +125,16 @@ for (const [name, make, skip] of factories) {
       assert.deepEqual(await b.claim(opts), { done: true });
     });
 
+    test('a claim that carries a published claim marks it done first: with nothing else out, the crawl is done', { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      const seed = page(await a.claim(opts));
+      assert.equal((await a.complete(seed, done({ saved: true }))).documentId, 1);
+      assert.ok('waitMs' in (await b.claim(opts)), 'the saved seed is out until published');
+      assert.deepEqual(await a.claim(opts, seed), { done: true });
+      assert.deepEqual(await b.claim(opts), { done: true });
+    });
+
     test('links in a completion are queued in document order at their depth', { skip }, async () => {
       const { a } = await make();
       await a.open(config());
