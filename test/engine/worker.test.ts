@@ -171,7 +171,11 @@ test('a saved page is published with the lane\'s next claim: one call to the sto
   const sum = await makeWorker(store, seed, dirs.temp('worker-publish-'), [], { lanes: 1 }).run();
   assert.ok(sum.crawlDone);
   assert.equal(sum.saved, 5);
-  assert.deepEqual(calls, { claim: 7, withPublished: 5, published: 0 }, '6 claims (5 pages and the redirect) and the last one that says done; each of the 5 saves rides on a claim');
+  // Each of the 5 saves rides on a claim, and none costs a call of its own. How many claims in all
+  // depends on timing (a claim may find nothing ready yet and wait): at least the 6 fetches and the last.
+  assert.equal(calls.published, 0, 'no separate publish call');
+  assert.equal(calls.withPublished, 5, 'each of the 5 saves rides on a claim');
+  assert.ok(calls.claim >= 7, `6 claims (5 pages and the redirect) and the last one that says done, at least (${calls.claim})`);
 });
 
 test('a lane that stops with a page saved publishes it on its own: no claim is left out, the next worker does not fetch it again', async (t) => {
