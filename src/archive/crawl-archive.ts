@@ -126,10 +126,10 @@ export class CrawlArchive {
   /**
    * Resolves once the records of the last exchange with `key` (a URL's
    * identity key), and all before them, are in the files (written, not
-   * synced): awaited before a page is recorded as done, so that a crash
-   * never leaves a page done in the crawl state but missing from the
-   * archive. The archive's thread writes each batch as it comes, so this
-   * waits about one batch.
+   * synced): a shared crawl's worker awaits it before the store hears a
+   * page is done (its store commits each page), so that a crash never
+   * leaves a page done but missing from the archive. The archive's thread
+   * writes each batch as it comes, so this waits about one batch.
    */
   written(key: string): Promise<void> {
     this.drain();

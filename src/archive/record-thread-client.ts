@@ -1,9 +1,10 @@
 /**
  * The crawl's side of the archive's thread (record-thread.ts): starts it,
- * sends it jobs in batches (one message per batch, the bytes moved, not
- * copied), and tells when a job is written. A page is done in the crawl
- * state only after its records are written (see CrawlArchive.written); the
- * thread says how far it has got after each batch.
+ * sends it jobs in batches (one message per batch; the bytes are copied once
+ * into the shared ring, or, when it is full, moved in a buffer of their
+ * own), and tells when a job is written: the thread says how far it has got
+ * after each batch, which is what a crawl state's commit waits for (see
+ * CrawlArchive.mark).
  *
  * The thread never holds the process open by itself: it is referenced only
  * while someone waits for it.
