@@ -106,6 +106,16 @@ export interface CrawlOptions {
    * output is unchanged; only the order of requests at different hosts is.
    */
   scanAhead?: boolean;
+  /**
+   * With concurrency 1: request the next queued entry as soon as a page's
+   * final answer has arrived, so the server works while the page is saved
+   * and scanned. Still one request at a time: a redirect is followed before
+   * anything else is requested. The program's choice, since the crawl then
+   * asks for a page it may never hand out (a program that stops at a page
+   * must not). Output is unchanged, and so is the order of requests when
+   * scanning a page asks nothing of the network (robots.txt rules known).
+   */
+  fetchNext?: boolean;
 }
 
 export interface CrawlSummary {
@@ -162,6 +172,7 @@ export class Crawl {
       // would only be memory. A host with an interval is slow enough as it is.
       maxAhead: (origin) => (this.o.politeness.intervalFor(origin) === 0 ? perHost + 1 : Infinity),
       budget: () => (this.o.maxPages === undefined ? Infinity : this.o.maxPages - this.pages),
+      ...(this.o.fetchNext === true ? { fetchNext: (outcome: FetchOutcome) => outcome.response !== undefined && redirectLocation(outcome.response) === undefined } : {}),
       ...(this.o.scanAhead === true && (this.o.concurrency ?? 1) > 1 ? { discover: (entry, url, outcome) => this.linksAhead(entry, url, outcome) } : {}),
     });
     this.window = window;

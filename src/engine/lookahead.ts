@@ -6,6 +6,10 @@
  * politeness (the per-host turn in Politeness) and its own order.
  *
  * With concurrency 1 the window holds one entry: exactly the sequential crawl.
+ * With `fetchNext` it holds two: the next queued entry is requested as soon
+ * as the head's answer has arrived and `fetchNext` allows it, so the server
+ * works on it while the crawl saves and scans the head. Still one request in
+ * flight at a time.
  * Entries already queued are fetched ahead; they passed the robots check
  * when they were queued, so nothing disallowed is ever requested.
  *
@@ -44,6 +48,13 @@ export interface LookaheadOptions {
   maxAhead: (origin: string) => number;
   /** How many more entries may be taken (the page budget). */
   budget: () => number;
+  /**
+   * Concurrency 1 only: whether the next queued entry may be requested once
+   * the head's first hop ended this way (undefined: never). Answer false
+   * where the crawl's visit of the head makes requests of its own (a
+   * redirect hop), or the crawl may stop at the head.
+   */
+  fetchNext?: (outcome: FetchOutcome) => boolean;
   /** Links of an answered first hop that the crawl will follow when it reaches the page in order (see above). */
   discover?: (entry: FrontierEntry, url: HttpUrl, outcome: FetchOutcome) => Array<{ entry: FrontierEntry; url: HttpUrl }>;
 }
@@ -53,6 +64,8 @@ interface Slot {
   url: HttpUrl | undefined;
   resolveError: CrawlerError | undefined;
   outcome: Promise<FetchOutcome> | undefined;
+  /** The outcome once it has arrived. */
+  settled?: FetchOutcome;
 }
 
 export interface Ready {
@@ -75,7 +88,7 @@ export class Lookahead {
 
   constructor(options: LookaheadOptions) {
     this.o = options;
-    this.size = options.concurrency <= 1 ? 1 : options.concurrency * 8;
+    this.size = options.concurrency > 1 ? options.concurrency * 8 : options.fetchNext !== undefined ? 2 : 1;
   }
 
   /** The next entry in frontier order with its first hop done, or undefined when the frontier is empty. */
@@ -89,7 +102,8 @@ export class Lookahead {
     this.slots.shift();
     if (head.url !== undefined) {
       this.handedOut(head.url.origin);
-      this.schedule(); // the host may have been held back by maxAhead
+      // The host may have been held back by maxAhead. Sequential: the crawl visits the head first.
+      if (this.o.concurrency > 1) this.schedule();
     }
     return { entry: head.entry, url: head.url, outcome };
   }
@@ -153,6 +167,11 @@ export class Lookahead {
 
   /** Starts every slot whose host is free, in order (queued entries, then links found ahead), up to the concurrency. */
   private schedule(): void {
+    if (this.o.concurrency <= 1 && this.slots.length > 1) {
+      // Sequential: the second slot waits for the head's answer, and for fetchNext's leave.
+      const head = this.slots[0] as Slot;
+      if (head.outcome !== undefined && (head.settled === undefined || this.o.fetchNext?.(head.settled) !== true)) return;
+    }
     const waiting = new Set<string>(); // hosts with an earlier slot not yet started
     for (const slot of this.ahead.size === 0 ? this.slots : [...this.slots, ...this.ahead.values()]) {
       if (slot.outcome !== undefined) continue;
@@ -190,6 +209,7 @@ export class Lookahead {
       },
     );
     void slot.outcome.then((outcome) => {
+      slot.settled = outcome;
       this.inFlight--;
       const n = (this.inFlightByHost.get(host) ?? 1) - 1;
       if (n === 0) this.inFlightByHost.delete(host);

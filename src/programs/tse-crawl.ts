@@ -113,6 +113,8 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     signal: io.signal,
     concurrency: settings.concurrency,
     connectionsPerHost: settings.connectionsPerHost,
+    // The crawler never stops at a page, so the next one may be asked for while this one is saved.
+    fetchNext: true,
     onEvent,
   });
   let summary;

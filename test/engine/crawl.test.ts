@@ -235,3 +235,47 @@ test('concurrency 4 over four hosts gives the very events of concurrency 1, each
     assert.deepEqual([...run.requests].sort(), [...one.requests].sort(), `${run.name}: the same requests`);
   }
 });
+
+test('fetchNext: the next queued page is requested while the page before it is handled, never past a redirect, one request at a time', async (t) => {
+  let inFlight = 0;
+  let peak = 0;
+  const slow = (route: Route): Route => ({
+    handle: (_req, res) => {
+      peak = Math.max(peak, ++inFlight);
+      setTimeout(() => {
+        inFlight--;
+        res.writeHead(route.status ?? 200, { 'content-type': 'text/html', ...route.headers });
+        res.end(route.body ?? '');
+      }, 5);
+    },
+  });
+  const routes: Record<string, Route> = {
+    '/robots.txt': robotsTxt('User-agent: *\nDisallow: /private\n'),
+    '/': { body: page('home', ['/a.html', '/r', '/b.html', '/private/x']) },
+    '/a.html': { body: page('a', ['/c.html']) },
+    '/r': redirect('/t.html'),
+    '/t.html': { body: page('t') },
+    '/b.html': { body: page('b') },
+    '/c.html': { body: page('c') },
+  };
+  const s = await site(t, Object.fromEntries(Object.entries(routes).map(([path, route]) => [path, slow(route)])));
+  const runs = [];
+  for (const fetchNext of [false, true]) {
+    s.requests.splice(0);
+    peak = 0;
+    // Each page as it reaches the program, with the requests written by then.
+    const sentAt: string[] = [];
+    const r = await runCrawl({ seed: `${s.origin}/`, maxDepth: 2, fetchNext, onPage: (p, politeness) => sentAt.push(`${p.url.key.replace(s.origin, '')} ${politeness.sent.length}`) });
+    runs.push({ fetchNext, r, sentAt, paths: s.paths(), peak });
+  }
+  const [before, after] = runs as [(typeof runs)[0], (typeof runs)[0]];
+  assert.deepEqual(after.r.events, before.r.events, 'the same events');
+  assert.deepEqual(after.paths, before.paths, 'the same requests in the same order');
+  assert.deepEqual(after.paths, ['/robots.txt', '/', '/a.html', '/r', '/t.html', '/b.html', '/c.html']);
+  // Requests: robots.txt, /, /a.html, /r, /t.html, /b.html, /c.html.
+  assert.deepEqual(before.sentAt, ['/ 2', '/a.html 3', '/t.html 5', '/b.html 6', '/c.html 7'], 'without fetchNext each page is handled before the next request');
+  // With it: /r is asked for while /a.html is handled; nothing while /r's redirect is followed; /c.html while /b.html is handled.
+  assert.deepEqual(after.sentAt, ['/ 2', '/a.html 4', '/t.html 5', '/b.html 7', '/c.html 7']);
+  assert.equal(before.peak, 1);
+  assert.equal(after.peak, 1, 'one request at a time with fetchNext too');
+});

@@ -27,8 +27,10 @@ export interface CrawlSetup {
   robots?: boolean;
   concurrency?: number;
   scanAhead?: boolean;
+  fetchNext?: boolean;
   signal?: AbortSignal;
-  onPage?: (page: FetchedPage) => void;
+  /** Told each page as it reaches the program, with the politeness (whose `sent` are the requests written so far). */
+  onPage?: (page: FetchedPage, politeness: RecordingPoliteness) => void;
 }
 
 /** Politeness that also keeps the time of every request start it stamps (when the request was written). */
@@ -88,7 +90,7 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
     inScope: o.inScope ?? ((url) => url.origin === seed.origin),
     async onResponse(p) {
       out.pages.push(`${p.entry.url} => ${p.url.key}`);
-      o.onPage?.(p);
+      o.onPage?.(p, politeness);
       return p.response.status === 200 ? 'scan' : 'done';
     },
     willScan: ({ response }) => response.status === 200,
@@ -111,6 +113,7 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
       onEvent: (e) => void out.events.push(show(e)),
       concurrency: o.concurrency ?? 1,
       ...(o.scanAhead === undefined ? {} : { scanAhead: o.scanAhead }),
+      ...(o.fetchNext === undefined ? {} : { fetchNext: o.fetchNext }),
       ...(o.signal === undefined ? {} : { signal: o.signal }),
     });
     return { summary: await crawl.run(), ...out };
