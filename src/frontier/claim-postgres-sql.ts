@@ -34,6 +34,18 @@
 /** Bumped when the tables change: a crawl made by another version is refused. */
 export const PG_SCHEMA_VERSION = 4; // 4: pc_queue.attempts, pc_hosts.streak (shared retries and back-off)
 
+/**
+ * A fingerprint of PG_SCHEMA's text (FNV-1a, 32 bits, hex), kept as the
+ * comment of table pc_crawl: a worker that finds the schema it would create
+ * already there skips the DDL, so workers starting together do not each run
+ * it in turn under the schema lock.
+ */
+export function schemaStamp(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return `pc-schema-${PG_SCHEMA_VERSION}-${(h >>> 0).toString(16).padStart(8, '0')}`;
+}
+
 export const PG_SCHEMA = `
 CREATE TABLE IF NOT EXISTS pc_crawl (
   id int PRIMARY KEY CHECK (id = 1),

@@ -4,9 +4,11 @@
  * Each call is one round trip to a server-side function
  * (claim-postgres-sql.ts), and every time is the database's clock.
  */
+// First: pg's load asks for `navigator` (pg-navigator.ts).
+import { returnNavigator } from './pg-navigator.js';
 import pg from 'pg';
 import { CrawlerError } from '../errors.js';
-import { PG_SCHEMA, PG_SCHEMA_VERSION } from './claim-postgres-sql.js';
+import { PG_SCHEMA, PG_SCHEMA_VERSION, schemaStamp } from './claim-postgres-sql.js';
 import {
   configMismatch,
   lostLease,
@@ -24,6 +26,8 @@ import {
   type Completion,
   type CompletionResult,
 } from './claim-store.js';
+
+returnNavigator();
 
 /** A connection string without its password, for messages. */
 export function redactUrl(url: string): string {
@@ -90,13 +94,20 @@ export class PostgresClaimStore implements ClaimStore {
       // Workers starting together: one creates the schema and the crawl, the others wait and join.
       await client.query("SELECT pg_advisory_xact_lock(hashtext('polite-crawler frontier'))");
       // Another version's crawl is refused before PG_SCHEMA replaces the functions its workers call.
-      const exists = await client.query<{ found: boolean }>("SELECT to_regclass('pc_crawl') IS NOT NULL AS found");
+      const exists = await client.query<{ found: boolean; stamp: string | null }>(
+        "SELECT to_regclass('pc_crawl') IS NOT NULL AS found, obj_description(to_regclass('pc_crawl'), 'pg_class') AS stamp",
+      );
       if (exists.rows[0]?.found === true) {
         const v = await client.query<{ version: number }>('SELECT version FROM pc_crawl WHERE id = 1');
         const version = v.rows[0]?.version;
         if (version !== undefined && version !== PG_SCHEMA_VERSION) throw new CrawlerError('ERR_STATE', `frontier database ${this.where} holds a crawl of another version (${version}); use a new database`);
       }
-      await client.query(PG_SCHEMA);
+      // The DDL only when the schema there is not this build's (a new database, or one made by another build).
+      const stamp = schemaStamp(PG_SCHEMA);
+      if (exists.rows[0]?.stamp !== stamp) {
+        await client.query(PG_SCHEMA);
+        await client.query(`COMMENT ON TABLE pc_crawl IS '${stamp}'`);
+      }
       const found = await client.query<{ seed_key: string; max_depth: number; delay_ms: number; robots: boolean }>(
         'SELECT seed_key, max_depth, delay_ms, robots FROM pc_crawl WHERE id = 1',
       );
