@@ -7,7 +7,8 @@
  * crawl killed with SIGKILL right after a 429 still waits it out when it
  * is resumed. Times are wall-clock epoch ms, which survive the process.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { removeFileSync } from '../sink/atomic-file.js';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
 import { writeFileAtomicSync } from '../sink/atomic-file.js';
@@ -36,7 +37,7 @@ export class PacingState {
     this.hosts = new Map();
     const path = join(dir, PACING_FILE);
     if (!resume) {
-      rmSync(path, { force: true });
+      removeFileSync(path);
       return;
     }
     let text: string;

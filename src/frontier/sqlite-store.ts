@@ -16,7 +16,8 @@
  */
 import type Database from 'better-sqlite3';
 import { openDatabase } from './sqlite-open.js';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { removeFileSync } from '../sink/atomic-file.js';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
 import { STATE_FILE } from '../sink/state-file.js';
@@ -92,7 +93,7 @@ export class SqliteFrontier implements FrontierStore {
     const path = join(dir, STATE_FILE);
     this.path = path;
     const existed = existsSync(path);
-    if (existed && !options.resume) for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+    if (existed && !options.resume) for (const f of [path, `${path}-wal`, `${path}-shm`]) removeFileSync(f);
     if (!existed && options.resume) {
       throw new CrawlerError('ERR_STATE', `nothing to resume: ${dir} holds no crawl state (${STATE_FILE}); run without --resume`);
     }

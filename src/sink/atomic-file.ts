@@ -128,3 +128,18 @@ export function writeFileNewSync(dir: string, name: string, chunks: readonly Uin
 export async function writeFileAtomic(dir: string, name: string, chunks: readonly Uint8Array[], options: { fsync?: boolean } = {}): Promise<string> {
   return writeFileAtomicSync(dir, name, chunks, options);
 }
+
+/**
+ * Removes the file at `path` when there is one (not a directory). Throws
+ * ERR_WRITE for any failure but "no such file". `unlinkSync`, not
+ * `rmSync({ force: true })`, whose first call loads node's rimraf (some
+ * 1.4 ms of a run's start).
+ */
+export function removeFileSync(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new CrawlerError('ERR_WRITE', `cannot remove ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}

@@ -7,8 +7,8 @@
  * the run nor a file that was there before (a user's, or an earlier run's).
  * A clash gets a numeric suffix (`index-2.html`).
  */
-import { constants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+// Synchronous: before the first request, and node:fs/promises would cost some 1.5 ms of the start.
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { CrawlerError } from '../errors.js';
 import { writeFileNewSync } from './atomic-file.js';
 
@@ -18,17 +18,22 @@ export const MAX_NAME_BYTES = 200;
 /** Creates `dir` when missing; fails when it cannot be created, is not a directory or is not writable. */
 export async function prepareOutputDir(dir: string): Promise<void> {
   try {
-    await mkdir(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'it exists and is not a directory' : `cannot create it (${code ?? err})`;
     throw new CrawlerError('ERR_OUTPUT_DIRECTORY', `OutputDir "${dir}": ${why}`, { cause: err });
   }
-  const st = await stat(dir).catch(() => undefined);
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    st = undefined;
+  }
   if (st === undefined || !st.isDirectory()) throw new CrawlerError('ERR_OUTPUT_DIRECTORY', `OutputDir "${dir}": it exists and is not a directory`);
   // Found out now, before any request, rather than at the first page (read-only mount, no write permission).
   try {
-    await access(dir, constants.W_OK | constants.X_OK);
+    accessSync(dir, constants.W_OK | constants.X_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new CrawlerError('ERR_OUTPUT_DIRECTORY', `OutputDir "${dir}": it is not writable (${code ?? err})`, { cause: err });
