@@ -8,6 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import { openDatabase } from './sqlite-open.js';
+import { retryWhileBusy } from './sqlite-busy.js';
 import { CrawlerError } from '../errors.js';
 import {
   clampWait,
@@ -82,11 +83,17 @@ export class SqliteClaimStore implements ClaimStore {
   constructor(path: string, options: SqliteClaimStoreOptions = {}) {
     this.path = path;
     this.now = options.now ?? Date.now;
+    const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
     try {
-      this.db = openDatabase(path, { timeout: options.busyTimeoutMs ?? 10_000 });
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      this.db.exec(SCHEMA);
+      this.db = openDatabase(path, { timeout: busyTimeoutMs });
+      const db = this.db;
+      // Workers open the file together: a lock SQLite's busy handler cannot wait for is waited for here.
+      retryWhileBusy(() => {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        // One transaction that takes the write lock first: no statement of it upgrades a read to a write.
+        db.transaction(() => db.exec(SCHEMA)).immediate();
+      }, busyTimeoutMs);
     } catch (err) {
       throw new CrawlerError('ERR_STATE', `cannot open the frontier ${path}: ${(err as Error).message}`, { cause: err });
     }
