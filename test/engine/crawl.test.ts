@@ -179,11 +179,27 @@ test('the stop signal ends a politeness wait at once: the next request is never 
   assert.ok(abortedAt > 0 && took < 1000, `the crawl ended ${took.toFixed(0)} ms after the signal, waiting out the 3 s delay`);
 });
 
+/** Counts the requests in flight over the routes it makes, and their peak; `late` answers a route after `ms`. */
+function inFlightCounter(): { late: (route: Route, ms: number) => Route; peak: () => number; reset: () => void } {
+  let inFlight = 0;
+  let peak = 0;
+  const late = (route: Route, ms: number): Route => ({
+    handle: (_req, res) => {
+      peak = Math.max(peak, ++inFlight);
+      setTimeout(() => {
+        inFlight--;
+        res.writeHead(route.status ?? 200, { 'content-type': 'text/html', ...route.headers });
+        res.end(route.body ?? '');
+      }, ms);
+    },
+  });
+  return { late, peak: () => peak, reset: () => void (peak = 0) };
+}
+
 /** Four loopback hosts linking to each other; each answers after its own delay, so answers arrive out of order. */
 async function fourHosts(t: import('node:test').TestContext): Promise<{ sites: SiteServer[]; peak: () => number; reset: () => void }> {
   const delays = [30, 0, 15, 5];
-  let inFlight = 0;
-  let peak = 0;
+  const counter = inFlightCounter();
   const sites: SiteServer[] = [];
   for (let i = 1; i <= 4; i++) sites.push(await site(t, {}, `127.0.0.${i}`));
   const o = (n: number): string => (sites[n % 4] as SiteServer).origin;
@@ -196,20 +212,9 @@ async function fourHosts(t: import('node:test').TestContext): Promise<{ sites: S
       '/r': redirect(`${o(i + 1)}/p3`),
       '/p3': { body: page('p3', [`${o(i + 2)}/`]) },
     };
-    for (const [path, route] of Object.entries(routes)) {
-      s.routes.set(path, {
-        handle: (_req, res) => {
-          peak = Math.max(peak, ++inFlight);
-          setTimeout(() => {
-            inFlight--;
-            res.writeHead(route.status ?? 200, { 'content-type': 'text/html', ...route.headers });
-            res.end(route.body ?? '');
-          }, delays[i]);
-        },
-      });
-    }
+    for (const [path, route] of Object.entries(routes)) s.routes.set(path, counter.late(route, delays[i] as number));
   });
-  return { sites, peak: () => peak, reset: () => ((peak = 0), sites.forEach((s) => s.requests.splice(0))) };
+  return { sites, peak: counter.peak, reset: () => (counter.reset(), sites.forEach((s) => s.requests.splice(0))) };
 }
 
 test('concurrency 4 over four hosts gives the very events of concurrency 1, each URL requested once', async (t) => {
@@ -237,18 +242,7 @@ test('concurrency 4 over four hosts gives the very events of concurrency 1, each
 });
 
 test('fetchNext: the next queued page is requested while the page before it is handled, never past a redirect, one request at a time', async (t) => {
-  let inFlight = 0;
-  let peak = 0;
-  const slow = (route: Route): Route => ({
-    handle: (_req, res) => {
-      peak = Math.max(peak, ++inFlight);
-      setTimeout(() => {
-        inFlight--;
-        res.writeHead(route.status ?? 200, { 'content-type': 'text/html', ...route.headers });
-        res.end(route.body ?? '');
-      }, 5);
-    },
-  });
+  const counter = inFlightCounter();
   const routes: Record<string, Route> = {
     '/robots.txt': robotsTxt('User-agent: *\nDisallow: /private\n'),
     '/': { body: page('home', ['/a.html', '/r', '/b.html', '/private/x']) },
@@ -258,15 +252,15 @@ test('fetchNext: the next queued page is requested while the page before it is h
     '/b.html': { body: page('b') },
     '/c.html': { body: page('c') },
   };
-  const s = await site(t, Object.fromEntries(Object.entries(routes).map(([path, route]) => [path, slow(route)])));
+  const s = await site(t, Object.fromEntries(Object.entries(routes).map(([path, route]) => [path, counter.late(route, 5)])));
   const runs = [];
   for (const fetchNext of [false, true]) {
     s.requests.splice(0);
-    peak = 0;
+    counter.reset();
     // Each page as it reaches the program, with the requests written by then.
     const sentAt: string[] = [];
     const r = await runCrawl({ seed: `${s.origin}/`, maxDepth: 2, fetchNext, onPage: (p, politeness) => sentAt.push(`${p.url.key.replace(s.origin, '')} ${politeness.sent.length}`) });
-    runs.push({ fetchNext, r, sentAt, paths: s.paths(), peak });
+    runs.push({ fetchNext, r, sentAt, paths: s.paths(), peak: counter.peak() });
   }
   const [before, after] = runs as [(typeof runs)[0], (typeof runs)[0]];
   assert.deepEqual(after.r.events, before.r.events, 'the same events');
