@@ -309,3 +309,6 @@ BEGIN
   UPDATE pc_hosts SET reserved_by = 0, reserved_until = '-Infinity' WHERE pc_hosts.origin = p_origin AND pc_hosts.reserved_by = p_token;
 END $$;
 `;
+
+/** This build's schema fingerprint (schemaStamp of PG_SCHEMA). */
+export const PG_SCHEMA_STAMP = schemaStamp(PG_SCHEMA);

@@ -8,7 +8,7 @@
 import { returnNavigator } from './pg-navigator.js';
 import pg from 'pg';
 import { CrawlerError } from '../errors.js';
-import { PG_SCHEMA, PG_SCHEMA_VERSION, schemaStamp } from './claim-postgres-sql.js';
+import { PG_SCHEMA, PG_SCHEMA_STAMP, PG_SCHEMA_VERSION } from './claim-postgres-sql.js';
 import {
   configMismatch,
   lostLease,
@@ -103,10 +103,9 @@ export class PostgresClaimStore implements ClaimStore {
         if (version !== undefined && version !== PG_SCHEMA_VERSION) throw new CrawlerError('ERR_STATE', `frontier database ${this.where} holds a crawl of another version (${version}); use a new database`);
       }
       // The DDL only when the schema there is not this build's (a new database, or one made by another build).
-      const stamp = schemaStamp(PG_SCHEMA);
-      if (exists.rows[0]?.stamp !== stamp) {
+      if (exists.rows[0]?.stamp !== PG_SCHEMA_STAMP) {
         await client.query(PG_SCHEMA);
-        await client.query(`COMMENT ON TABLE pc_crawl IS '${stamp}'`);
+        await client.query(`COMMENT ON TABLE pc_crawl IS '${PG_SCHEMA_STAMP}'`);
       }
       const found = await client.query<{ seed_key: string; max_depth: number; delay_ms: number; robots: boolean }>(
         'SELECT seed_key, max_depth, delay_ms, robots FROM pc_crawl WHERE id = 1',
