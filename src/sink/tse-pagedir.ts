@@ -153,7 +153,7 @@ export class TsePageDirectory {
   /** Removes the temporary files a crash left (only when no other writer is at work in the directory). */
   async removeTemporary(): Promise<void> {
     for (const name of readdirSync(this.dir)) {
-      if (isTempName(name)) attempt(() => unlinkSync(join(this.dir, name)));
+      if (isTempName(name)) discardStagedSync(join(this.dir, name));
     }
   }
 
@@ -172,7 +172,7 @@ export class TsePageDirectory {
         unlinkSync(join(this.dir, name));
         removed++;
       } else if (isTempName(name)) {
-        attempt(() => unlinkSync(join(this.dir, name)));
+        discardStagedSync(join(this.dir, name));
       }
     }
     return removed;
