@@ -38,8 +38,8 @@ const out = BUNDLE_DIR;
 /** The programs: the bin's name (dist/bin/NAME.cjs, its bundle NAME.bundle.cjs) and tsc's entry file. */
 export const PROGRAMS = { crawler: 'dist/src/cli/crawler-bin.js', 'keyword-hunter': 'dist/src/cli/keyword-hunter-bin.js' } as const;
 
-/** Threads the programs start (worker_threads), each bundled beside them: the archive's thread (src/archive/record-thread-client.ts finds it). */
-export const THREADS = { 'record-thread': 'dist/src/archive/record-thread.js' } as const;
+/** Threads the programs start (worker_threads), each bundled beside them (src/thread/thread-file.ts finds them): the archive's and the page files'. */
+export const THREADS = { 'record-thread': 'dist/src/archive/record-thread.js', 'page-thread': 'dist/src/sink/page-thread.js' } as const;
 
 const COMMON: BuildOptions = {
   bundle: true,
@@ -64,7 +64,7 @@ export async function bundle(): Promise<void> {
     entryPoints: Object.fromEntries(Object.entries({ ...bundles, ...THREADS }).map(([name, file]) => [name, join(root, file)])),
     outdir: out,
     outExtension: { '.js': '.cjs' },
-    // record-thread-client.ts reads import.meta.url only outside a bundle (it finds the bundled thread by __filename).
+    // package-root.ts reads import.meta.url only outside a bundle (there it finds the package by __filename).
     logOverride: { 'empty-import-meta': 'silent' },
   });
   for (const name of Object.keys(PROGRAMS)) {

@@ -9,24 +9,14 @@
  * The thread never holds the process open by itself: it is referenced only
  * while someone waits for it.
  */
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CrawlerError, type ErrorCode } from '../errors.js';
 import type { ExchangeInput } from './exchange-records.js';
 import { packExchange, type FromRecordThread, type RecordJob, type RecordThreadData, type ThreadFailure, type ToRecordThread } from './record-jobs.js';
 import type { PageMetadata, RecordWriterOptions, WrittenArchive } from './record-writer.js';
 import { SendRing } from './send-ring.js';
-
-/**
- * Where the thread's code is: beside this module in tsc's output, or, in a
- * program's bundle (dist/bin/NAME.cjs, where `import.meta` is empty), the
- * thread's own bundle beside it (scripts/bundle.ts makes both).
- */
-function threadFile(): URL {
-  if (typeof __filename === 'string' && __filename.endsWith('.cjs')) return pathToFileURL(join(dirname(__filename), 'record-thread.cjs'));
-  return new URL('./record-thread.js', import.meta.url);
-}
+import { SeqWaiters } from '../thread/seq-waiters.js';
+import { threadFile } from '../thread/thread-file.js';
 
 function errorOf(f: ThreadFailure): CrawlerError {
   return new CrawlerError(f.code as ErrorCode, f.message);
@@ -39,23 +29,17 @@ const BATCH_MS = 50;
 /** Most jobs sent and not yet written before room() waits: what the archive may hold in memory (about 100 pages). */
 const MAX_BACKLOG = 256;
 
-interface Waiter {
-  seq: number;
-  resolve: () => void;
-}
-
 export class RecordThread {
   private readonly worker: Worker;
   private readonly ring: SendRing;
   private seq = 0;
   /** The last job sent to the thread, and the last it has written. */
   private sent = 0;
-  private done = 0;
   private batch: RecordJob[] = [];
   private transfer: ArrayBuffer[] = [];
   private batchBytes = 0;
   private timer: NodeJS.Timeout | undefined;
-  private waiters: Waiter[] = [];
+  private readonly waiters: SeqWaiters;
   private closing: ((m: Extract<FromRecordThread, { t: 'closed' }>) => void) | undefined;
   /** Why the thread stopped early, if it did (reported by close()). */
   private failure: CrawlerError | undefined;
@@ -63,13 +47,14 @@ export class RecordThread {
   private constructor(worker: Worker, ring: SendRing) {
     this.worker = worker;
     this.ring = ring;
+    this.waiters = new SeqWaiters((held) => (held ? worker.ref() : worker.unref()));
   }
 
   /** Starts the thread, which opens the archive (refusing a file that is not ours); rejects with ERR_WRITE. */
   static open(options: RecordWriterOptions): Promise<RecordThread> {
     const ring = new SendRing();
     const data: RecordThreadData = { ...options, ring: ring.shared };
-    const worker = new Worker(threadFile(), { workerData: data });
+    const worker = new Worker(threadFile('record-thread', 'archive/record-thread.js'), { workerData: data });
     const thread = new RecordThread(worker, ring);
     return new Promise<RecordThread>((resolve, reject) => {
       let opened = false;
@@ -141,7 +126,7 @@ export class RecordThread {
 
   /** True when job `seq` and every job before it are written. */
   isWritten(seq: number): boolean {
-    return seq <= this.done;
+    return seq <= this.waiters.done;
   }
 
   /** Resolves when the jobs not yet written are few enough (memory stays bounded when the thread is slower than the crawl). */
@@ -151,12 +136,8 @@ export class RecordThread {
 
   /** Resolves once job `seq` and every job before it are written (sending it first, if it waits in the batch). */
   written(seq: number): Promise<void> {
-    if (seq <= this.done) return Promise.resolve();
-    if (seq > this.sent) this.flush(true);
-    return new Promise<void>((resolve) => {
-      if (this.waiters.length === 0) this.worker.ref();
-      this.waiters.push({ seq, resolve });
-    });
+    if (seq > this.waiters.done && seq > this.sent) this.flush(true);
+    return this.waiters.wait(seq);
   }
 
   /** Writes what is queued, closes the files and stops the thread; rejects with ERR_WRITE when a write failed. */
@@ -184,14 +165,6 @@ export class RecordThread {
   }
 
   private wrote(seq: number): void {
-    this.done = Math.max(this.done, seq);
-    if (this.waiters.length === 0) return;
-    const still: Waiter[] = [];
-    for (const w of this.waiters) {
-      if (w.seq <= this.done) w.resolve();
-      else still.push(w);
-    }
-    this.waiters = still;
-    if (still.length === 0) this.worker.unref();
+    this.waiters.doneThrough(seq);
   }
 }

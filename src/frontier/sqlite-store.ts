@@ -311,6 +311,22 @@ export class SqliteFrontier implements FrontierStore {
     return this.pendingCount;
   }
 
+  /**
+   * Closes without committing: the pages done since the last commit are
+   * redone on resume, as after a crash. For a crawl that cannot vouch for
+   * them (a page file that could not be written).
+   */
+  abandon(): void {
+    if (!this.db.open) return;
+    try {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    } finally {
+      this.inTransaction = false;
+      this.inPage = false;
+      this.db.close();
+    }
+  }
+
   /** Commits the pages done, rolls back a page cut short (it is redone on resume), and closes. */
   close(): void {
     if (!this.db.open) return;

@@ -18,6 +18,13 @@ import { failureReason, robotsDisallowAll, tseFinalReason, tseRetry, type SeedPa
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
 
+/**
+ * Pages saved before the page files get a thread of their own: a short crawl
+ * never starts one (a thread costs some 20 ms of CPU to start, and loads
+ * worker_threads), a long one writes its files beside the crawl.
+ */
+export const PAGE_THREAD_AFTER = 50;
+
 /** The robots.txt fetcher, noting for the seed PANIC why a host's robots.txt means "disallow all". */
 function recordingFailures(fetch: RobotsFetcher, seedPanic: SeedPanic): RobotsFetcher {
   return async (robotsUrl, origin) => {
@@ -38,9 +45,10 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       : new RobotsPolicy({ userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: recordingFailures(p.robotsFetch, seedPanic) });
   // The marker first: a crawl stopped before its first page is still ours.
   markPageDirectory(pageDir);
-  // With an archive, a page is durably done only once its records are written (a crash then never leaves
-  // a page done in the state but missing from the archive): the group commit waits for the archive's
-  // records as far as the last page handled. Not each page: the archive's thread works beside the crawl.
+  // A page is durably done (committed in the crawl state) only once its file is in place and, with an
+  // archive, its records are written: a crash then never leaves a page done in the state but missing from
+  // the page directory or the archive. The page files' thread and the archive's work beside the crawl, so
+  // the group commit waits for them as far as the last page handled, not at each page.
   const archive = p.archive;
   let recorded = 0;
   // Imported here, not at the top: --help and a usage error never load better-sqlite3.
@@ -49,13 +57,16 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     seed: seed.key,
     maxDepth: settings.maxDepth,
     resume: settings.resume,
-    ...(archive === undefined ? {} : { commitGate: () => archive.isWritten(recorded) }),
+    // Asked only as pages complete, once `pages` (whose first ID comes from the frontier) is made.
+    commitGate: (): boolean => pages.isWritten(frontier.lastDocumentId) && (archive?.isWritten(recorded) ?? true),
   });
-  /** Takes the page's records into the commit's condition; waits for them when its commit is due, else only for a long backlog. */
-  const archived = async (): Promise<void> => {
-    if (archive === undefined) return;
-    recorded = archive.mark();
-    await (frontier.commitDue ? archive.writtenThrough(recorded) : archive.room());
+  /** Takes the page into the commit's condition; waits for its file and records when its commit is due, else only for a long backlog. */
+  const durable = async (): Promise<void> => {
+    if (archive !== undefined) recorded = archive.mark();
+    if (frontier.commitDue) {
+      await pages.written(pages.peekId - 1);
+      await archive?.writtenThrough(recorded);
+    } else await archive?.room();
   };
   // The report's records live in the page directory too, so a resumed crawl's report covers the whole crawl
   // (started before the pauses are restored, which it draws).
@@ -64,9 +75,9 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   const pacing = new PacingState(pageDir, settings.resume);
   pacing.restore(p.politeness);
   p.politeness.observe(pacing.observe);
-  const sink = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1 });
+  const pages = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1, threadAfter: PAGE_THREAD_AFTER });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
-  const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => sink.peekId === 1 }), p.listeners);
+  const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => pages.peekId === 1 }), p.listeners);
 
   const retry = tseRetry(settings.retries, settings.maxRetryAfterMs);
   const program: CrawlProgram = {
@@ -77,15 +88,15 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
       const reject = tseFinalReason(response, settings.maxRetryAfterMs);
       if (reject !== undefined) {
         onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: reject });
-        await archived();
+        await durable();
         return 'done';
       }
-      const id = await sink.save({ url: url.key, depth: page.depth, body: response.body });
-      await archived();
+      const id = await pages.save({ url: url.key, depth: page.depth, body: response.body });
+      await durable();
       page.documentId = id;
       onEvent({ type: 'saved', url, depth: page.depth, id });
       log.flush();
-      progress.update(() => `crawler: ${sink.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${page.depth}`);
+      progress.update(() => `crawler: ${pages.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${page.depth}`);
       return 'scan';
     },
     onFailure(entry, url, error) {
@@ -127,11 +138,19 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   log.flush();
   progress.done();
   try {
-    // The last group's records are written before it is committed.
+    // The last group's files and records are written before it is committed.
+    await pages.finish();
     if (archive !== undefined) await archive.writtenThrough(archive.mark());
-    frontier.close();
   } catch (err) {
     failure ??= err; // the first failure is the one to report (a full disk fails both)
+  }
+  try {
+    // A page file the thread could not write: the pages of the last group are not all in place, so the
+    // group is not committed (a resumed crawl redoes them, as after a crash).
+    if (pages.failed) frontier.abandon();
+    else frontier.close();
+  } catch (err) {
+    failure ??= err;
   }
   if (report !== undefined) {
     // Written whatever the end: a stop by signal, a PANIC, a failed write.
@@ -145,12 +164,12 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   if (failure !== undefined) throw failure;
   if (summary === undefined) throw new CrawlerError('ERR_STATE', 'the crawl ended without a summary');
   if (seedPanic.panic !== undefined) throw seedPanic.panic;
-  const saved = sink.peekId - 1;
+  const saved = pages.peekId - 1;
   if (summary.stoppedBy === 'signal') {
     io.stderr(`crawler: interrupted after ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
     return EXIT_INTERRUPTED;
   }
-  const removed = await sink.removeStale();
+  const removed = await pages.removeStale();
   if (removed > 0) io.stderr(`crawler: removed ${removed} page files of an earlier crawl from ${pageDir}\n`);
   io.stderr(`crawler: saved ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
   return 0;

@@ -15,6 +15,7 @@ import { accessSync, constants, lstatSync, readdirSync, readFileSync, statSync, 
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
 import { discardStagedSync, isTempName, publishStagedSync, stageFileSync, writeFileAtomicSync } from './atomic-file.js';
+import type { PageThread } from './page-thread-client.js';
 import { STATE_FILE } from './state-file.js';
 
 /** The marker file that says "a crawler wrote this directory". */
@@ -107,12 +108,27 @@ export class TsePageDirectory {
   private nextId: number;
   private markerWritten = false;
   private readonly fsync: boolean;
+  /** Saved pages before the page files' thread starts (undefined: it never does). */
+  private readonly threadAfter: number | undefined;
+  private readonly firstId: number;
+  private starting: Promise<void> | undefined;
+  private thread: PageThread | undefined;
+  private finished = false;
+  /** Pages given to the thread and not yet known written: [ID, the thread's number for it], in order. */
+  private unwritten: Array<[number, number]> = [];
 
-  /** `firstId` is 1 for a new crawl, N+1 when resuming after N saved pages. */
-  constructor(dir: string, options: { firstId?: number; fsync?: boolean } = {}) {
+  /**
+   * `firstId` is 1 for a new crawl, N+1 when resuming after N saved pages.
+   * With `threadAfter`, once that many pages are saved, the page files are
+   * written on a thread of their own (page-thread.ts) while the crawl goes
+   * on: a crawl state must then commit a page only once `isWritten` says its
+   * file is in place (see `written`), and call `finish` at the end.
+   */
+  constructor(dir: string, options: { firstId?: number; fsync?: boolean; threadAfter?: number } = {}) {
     this.dir = dir;
-    this.nextId = options.firstId ?? 1;
+    this.nextId = this.firstId = options.firstId ?? 1;
     this.fsync = options.fsync ?? false;
+    this.threadAfter = options.threadAfter;
   }
 
   /** The ID the next saved page gets. */
@@ -127,12 +143,69 @@ export class TsePageDirectory {
     this.markerWritten = true;
   }
 
-  /** Saves a page under the next ID. Resolves with the ID once the file is in place. */
+  /**
+   * Saves a page under the next ID and resolves with the ID: the file is in
+   * place, or, once the thread runs, on its way (see `isWritten`). Rejects
+   * with ERR_WRITE naming the file; with the thread, a failed write of an
+   * earlier page rejects the next save.
+   */
   async save(page: TsePage): Promise<number> {
     this.mark();
+    const failure = this.thread?.failure;
+    if (failure !== undefined) throw failure;
     const id = this.nextId++;
-    writeFileAtomicSync(this.dir, String(id), pageChunks(page), { fsync: this.fsync });
+    const seq = this.thread?.queue(String(id), `${page.url}\n${page.depth}\n`, page.body) ?? 0;
+    // No thread yet, or no room in its ring: written here and now.
+    if (seq === 0) writeFileAtomicSync(this.dir, String(id), pageChunks(page), { fsync: this.fsync });
+    else this.unwritten.push([id, seq]);
+    if (this.threadAfter !== undefined && this.starting === undefined && id - this.firstId + 1 >= this.threadAfter) this.startThread();
     return id;
+  }
+
+  /** True when the files of every page saved with an ID up to `id` are in place. */
+  isWritten(id: number): boolean {
+    const done = this.thread?.done ?? Infinity;
+    while (this.unwritten.length > 0 && this.unwritten[0]![1] <= done) this.unwritten.shift();
+    return this.unwritten.length === 0 || this.unwritten[0]![0] > id;
+  }
+
+  /** Resolves once the files of every page saved with an ID up to `id` are in place; rejects when one could not be written. */
+  async written(id: number): Promise<void> {
+    if (this.isWritten(id) || this.thread === undefined) return;
+    let seq = 0;
+    for (const [pageId, s] of this.unwritten) if (pageId <= id) seq = s;
+    await this.thread.written(seq);
+  }
+
+  /** Resolves, once the thread asked for has started (or could not), with whether the page files now go to it. */
+  async threaded(): Promise<boolean> {
+    await this.starting;
+    return this.thread !== undefined;
+  }
+
+  /** True when the thread could not write a page: the pages saved after it are not all in place. */
+  get failed(): boolean {
+    return this.thread?.failure !== undefined;
+  }
+
+  /** Waits for the thread's last pages and stops it; rejects with ERR_WRITE when a page could not be written. */
+  async finish(): Promise<void> {
+    this.finished = true;
+    await this.thread?.close();
+  }
+
+  private startThread(): void {
+    // Imported only here: a short crawl never loads worker_threads.
+    this.starting = import('./page-thread-client.js')
+      .then(({ PageThread }) => PageThread.start(this.dir, { fsync: this.fsync }))
+      .then(
+        (thread) => {
+          if (this.finished) void thread.close().catch(() => undefined);
+          else this.thread = thread;
+        },
+        // A thread that cannot start changes nothing: the crawl's thread writes on.
+        () => undefined,
+      );
   }
 
   /**

@@ -13,7 +13,7 @@
  *   written before it intact, no temporary file left, and `--resume` once
  *   space is freed ends with exactly the pages of an undisturbed crawl.
  */
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +35,18 @@ function chain(srv: FaultServer, n: number, pad: number): Map<string, string> {
     bodies.set(srv.url(`/c${i}.html`), body);
   }
   return bodies;
+}
+
+/** A fresh directory on a tmpfs of `size` (unmounted after the tests); undefined when none can be mounted (the test is skipped, the reason printed). */
+function smallDisk(t: TestContext, prefix: string, size: string): string | undefined {
+  const dir = temp(prefix);
+  const why = mountTmpfs(dir, size);
+  if (why !== undefined) {
+    t.skip(why);
+    return undefined;
+  }
+  mounts.push(dir);
+  return dir;
 }
 
 function assertCleanOneLineError(stderr: string, pattern: RegExp): void {
@@ -141,13 +153,8 @@ describe('crawler: the disk fills up mid-crawl', () => {
   const PAGE_FOOTPRINT = 53 * 4096; // a page file of ~205 KB on tmpfs's 4 KiB pages, with room to spare
 
   test('stops at the first failed save with one clear line and exit 1; pages before it intact; --resume after freeing space completes the crawl', async (t) => {
-    const pd = temp('files-pd-full-');
-    const why = mountTmpfs(pd, '8m');
-    if (why !== undefined) {
-      t.skip(why);
-      return;
-    }
-    mounts.push(pd);
+    const pd = smallDisk(t, 'files-pd-full-', '8m');
+    if (pd === undefined) return;
     const srv = await startFaultServer();
     try {
       const bodies = chain(srv, PAGES, PAD);
@@ -180,16 +187,59 @@ describe('crawler: the disk fills up mid-crawl', () => {
     }
   });
 
+  test('a longer crawl, whose page files are written on their own thread: the same guarantees at the page that could not be written', async (t) => {
+    // Past PAGE_THREAD_AFTER (50) saved pages the files are written beside the crawl. The crawl state must
+    // then commit no page whose file is not in place: --resume would otherwise skip a missing page.
+    const pd = smallDisk(t, 'files-pd-full-thread-', '16m');
+    if (pd === undefined) return;
+    const srv = await startFaultServer();
+    try {
+      const N = 160;
+      const pad = (i: number): string => `<p>${String(i).repeat(30 * 1024)}</p>\n`.slice(0, 30 * 1024);
+      const bodies = new Map<string, string>();
+      const children = Array.from({ length: N }, (_, i) => `/c${i + 1}.html`);
+      const seedBody = page('c0', children);
+      srv.page('/c0.html', seedBody);
+      bodies.set(srv.url('/c0.html'), seedBody);
+      for (let i = 1; i <= N; i++) {
+        const body = page(`c${i}`, [], pad(i));
+        srv.page(`/c${i}.html`, body);
+        bodies.set(srv.url(`/c${i}.html`), body);
+      }
+      const filler = join(pd, 'filler.not-a-page');
+      // Well after the thread has started (at page 50; --delay makes page 110 come some 0.6 s later): room
+      // for a few more pages, then the disk is full.
+      void srv.waitFor('/c110.html', 30_000).then((seen) => {
+        if (seen) writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes(pd) - 4 * 33 * 1024)));
+      });
+      const args = ['--delay', '0.01', srv.url('/c0.html'), pd, '1'];
+      const r = await runMeasured('crawler', args);
+      assert.equal(r.code, 1, `exit 1 (stderr: ${r.stderr})`);
+      assertCleanOneLineError(r.stderr, /^crawler: cannot write .*\/[0-9]+: ENOSPC/);
+      const failedId = Number(/\/([0-9]+): ENOSPC/.exec(r.stderr)![1]);
+      assert.ok(failedId > 100 && failedId <= N + 1, `the disk filled after page 100 (failed at ${failedId})`);
+      const before = readPages(pd);
+      for (const p of before) assert.equal(p.body.toString('utf8'), bodies.get(p.url), `page ${p.id} intact`);
+      assert.deepEqual(readdirSync(pd).filter((n) => n.startsWith('.tmp-')), [], 'no temporary file left');
+
+      rmSync(filler);
+      const again = await runMeasured('crawler', ['--resume', '--quiet', ...args]);
+      assert.equal(again.code, 0, again.stderr);
+      const resumedAt = Number(/resuming: ([0-9]+) pages saved/.exec(again.stderr)?.[1]);
+      assert.ok(resumedAt < failedId, `the state committed no page from ${failedId} on (resumed at ${resumedAt})`);
+      const pages = readPages(pd);
+      assert.deepEqual(pages.map((p) => `${p.id} ${p.url} ${p.depth}`), [...bodies.keys()].map((u, i) => `${i + 1} ${u} ${i === 0 ? 0 : 1}`), 'exactly the pages of an undisturbed crawl');
+      for (const p of pages) assert.equal(p.body.toString('utf8'), bodies.get(p.url), `page ${p.id} intact`);
+    } finally {
+      await srv.close();
+    }
+  });
+
   test(
     'the disk fills up while the crawl state is written: one clear line and exit 1, no stack trace',
     async (t) => {
-      const pd = temp('files-pd-full-db-');
-      const why = mountTmpfs(pd, '1m');
-      if (why !== undefined) {
-        t.skip(why);
-        return;
-      }
-      mounts.push(pd);
+      const pd = smallDisk(t, 'files-pd-full-db-', '1m');
+      if (pd === undefined) return;
       const srv = await startFaultServer();
       try {
         chain(srv, 3, 0);
