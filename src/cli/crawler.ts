@@ -4,7 +4,7 @@
  * `pageDirectory/ID`, a CS50-format log on stdout.
  */
 import { CrawlerError, describeError, type ErrorCode } from '../errors.js';
-import { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT } from '../programs/tse.js';
+import { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT, WRITE_THREAD_WHEN } from '../programs/tse.js';
 import { runTse } from '../programs/tse-run.js';
 import { leaseMsFrom } from '../programs/tse-worker.js';
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
@@ -70,6 +70,8 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   } else if (flags.resume) {
     throw usage('--resume does not go with --frontier: a shared crawl is joined (and so resumed) by running the same command again', 'ERR_INVALID_OPTION');
   }
+  const writeThread = WRITE_THREAD_WHEN.find((w) => w === flags.writeThread);
+  if (writeThread === undefined) throw usage(`--write-thread must be auto, on or off, got "${flags.writeThread}"`, 'ERR_INVALID_OPTION');
   const report = option(() => reportSettings(flags.report, 'crawler', argv));
   const leaseMs = option(() => leaseMsFrom(flags.leaseMs));
   const archive = option(() => archiveFrom(flags));
@@ -98,6 +100,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       overwrite: flags.overwrite,
       shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags.strictBfs },
       archive: archive === undefined ? undefined : { ...archive, commandLine: ['crawler', ...argv] },
+      writeThread,
     },
     io,
     report,

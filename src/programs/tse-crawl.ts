@@ -19,11 +19,14 @@ import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
 
 /**
- * Pages saved before the page files get a thread of their own: a short crawl
- * never starts one (a thread costs some 20 ms of CPU to start, and loads
- * worker_threads), a long one writes its files beside the crawl.
+ * `--write-thread auto`: the page files get a thread of their own once
+ * writing them costs the crawl's thread more than this (microseconds a page,
+ * over 50 pages). On tmpfs a page file takes some 40 us, on a busy ext4
+ * disk 100 to 500 (the journal stalls open and rename); handing a page to
+ * the thread costs some 30 us of CPU, and the thread itself 10 MiB of memory
+ * and some 30 ms to start, which a short or fast-writing crawl never pays.
  */
-export const PAGE_THREAD_AFTER = 50;
+export const WRITE_THREAD_OVER_US = 150;
 
 /** The robots.txt fetcher, noting for the seed PANIC why a host's robots.txt means "disallow all". */
 function recordingFailures(fetch: RobotsFetcher, seedPanic: SeedPanic): RobotsFetcher {
@@ -75,7 +78,8 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   const pacing = new PacingState(pageDir, settings.resume);
   pacing.restore(p.politeness);
   p.politeness.observe(pacing.observe);
-  const pages = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1, threadAfter: PAGE_THREAD_AFTER });
+  const threadWhenOverUs = { auto: WRITE_THREAD_OVER_US, on: 0, off: undefined }[settings.writeThread ?? 'auto'];
+  const pages = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1, threadWhenOverUs });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
   const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => pages.peekId === 1 }), p.listeners);
 

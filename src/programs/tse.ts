@@ -53,7 +53,13 @@ export interface TseSettings {
   shared: { spec: string; leaseMs: number; strictBfs: boolean } | undefined;
   /** The crawl archive (`--warc`), if asked for. */
   archive?: ArchiveSettings | undefined;
+  /** When a private crawl's page files get a thread of their own (--write-thread; default auto). */
+  writeThread?: WriteThread;
 }
+
+/** --write-thread: on a slow disk (auto), from the 51st page (on), or never (off). */
+export const WRITE_THREAD_WHEN = ['auto', 'on', 'off'] as const;
+export type WriteThread = (typeof WRITE_THREAD_WHEN)[number];
 
 /** A URL the crawl may request: inside the scope, and not a well-known non-HTML file. */
 export function tseInScope(scope: Scope): (url: HttpUrl) => boolean {

@@ -103,14 +103,19 @@ export function markPageDirectory(dir: string): void {
   writeFileAtomicSync(dir, MARKER, [Buffer.from(MARKER_TEXT)]);
 }
 
+/** Pages whose writes are timed together to decide on the page files' thread. */
+export const THREAD_WINDOW = 50;
+
 export class TsePageDirectory {
   readonly dir: string;
   private nextId: number;
   private markerWritten = false;
   private readonly fsync: boolean;
-  /** Saved pages before the page files' thread starts (undefined: it never does). */
-  private readonly threadAfter: number | undefined;
-  private readonly firstId: number;
+  /** When the page files get a thread: the mean write (us) of a window of pages it must exceed; undefined: never. */
+  private readonly threadWhenOverUs: number | undefined;
+  /** The writes timed in the current window: pages and milliseconds. */
+  private windowPages = 0;
+  private windowMs = 0;
   private starting: Promise<void> | undefined;
   private thread: PageThread | undefined;
   private finished = false;
@@ -119,16 +124,18 @@ export class TsePageDirectory {
 
   /**
    * `firstId` is 1 for a new crawl, N+1 when resuming after N saved pages.
-   * With `threadAfter`, once that many pages are saved, the page files are
-   * written on a thread of their own (page-thread.ts) while the crawl goes
-   * on: a crawl state must then commit a page only once `isWritten` says its
-   * file is in place (see `written`), and call `finish` at the end.
+   * With `threadWhenOverUs`, the page files are written on a thread of their
+   * own (page-thread.ts) once writing them here has taken more than that
+   * many microseconds a page over a window of THREAD_WINDOW pages (0: after
+   * the first window): a crawl state must then commit a page only once
+   * `isWritten` says its file is in place (see `written`), and call `finish`
+   * at the end.
    */
-  constructor(dir: string, options: { firstId?: number; fsync?: boolean; threadAfter?: number } = {}) {
+  constructor(dir: string, options: { firstId?: number; fsync?: boolean; threadWhenOverUs?: number } = {}) {
     this.dir = dir;
-    this.nextId = this.firstId = options.firstId ?? 1;
+    this.nextId = options.firstId ?? 1;
     this.fsync = options.fsync ?? false;
-    this.threadAfter = options.threadAfter;
+    this.threadWhenOverUs = options.threadWhenOverUs;
   }
 
   /** The ID the next saved page gets. */
@@ -155,11 +162,26 @@ export class TsePageDirectory {
     if (failure !== undefined) throw failure;
     const id = this.nextId++;
     const seq = this.thread?.queue(String(id), `${page.url}\n${page.depth}\n`, page.body) ?? 0;
-    // No thread yet, or no room in its ring: written here and now.
-    if (seq === 0) writeFileAtomicSync(this.dir, String(id), pageChunks(page), { fsync: this.fsync });
-    else this.unwritten.push([id, seq]);
-    if (this.threadAfter !== undefined && this.starting === undefined && id - this.firstId + 1 >= this.threadAfter) this.startThread();
+    if (seq !== 0) {
+      this.unwritten.push([id, seq]);
+      return id;
+    }
+    // No thread yet, or no room in its ring: written here and now, and timed while a thread may be wanted.
+    const timed = this.threadWhenOverUs !== undefined && this.starting === undefined;
+    const start = timed ? performance.now() : 0;
+    writeFileAtomicSync(this.dir, String(id), pageChunks(page), { fsync: this.fsync });
+    if (timed) this.timeWrite(performance.now() - start);
     return id;
+  }
+
+  /** Adds a write to the window; at its end, starts the thread when the window's writes were slow enough. */
+  private timeWrite(ms: number): void {
+    this.windowMs += ms;
+    if (++this.windowPages < THREAD_WINDOW) return;
+    const meanUs = (this.windowMs * 1000) / this.windowPages;
+    this.windowPages = 0;
+    this.windowMs = 0;
+    if (meanUs > (this.threadWhenOverUs ?? Infinity)) this.startThread();
   }
 
   /** True when the files of every page saved with an ID up to `id` are in place. */

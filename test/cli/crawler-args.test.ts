@@ -136,6 +136,19 @@ describe('other options', { concurrency: true }, () => {
     assert.equal(site.requests.length, before, 'no request');
   });
   test('--user-agent empty: exit 1 naming the option', () => rejects((d) => ['--user-agent', '', seed(), d, '1'], /^crawler: --user-agent must not be empty/, true));
+  test('--write-thread other than auto, on or off: exit 1 naming the option and its values, before any request', async () => {
+    const before = site.requests.length;
+    await rejects((d) => ['--write-thread', 'sometimes', seed(), d, '1'], /^crawler: --write-thread must be auto, on or off, got "sometimes"/, true);
+    assert.equal(site.requests.length, before, 'no request');
+  });
+  for (const when of ['auto', 'on', 'off']) {
+    test(`--write-thread ${when}: the crawl saves its pages`, async () => {
+      const dir = tempDir();
+      const r = await crawl(['--delay', '0', '--write-thread', when, seed(), dir, '1']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(pageList(dir)[0], `1 ${seed()} 0`);
+    });
+  }
 });
 
 test('--help: exit 0, usage on stdout, every flag documented, nothing on stderr', async () => {

@@ -188,8 +188,8 @@ describe('crawler: the disk fills up mid-crawl', () => {
   });
 
   test('a longer crawl, whose page files are written on their own thread: the same guarantees at the page that could not be written', async (t) => {
-    // Past PAGE_THREAD_AFTER (50) saved pages the files are written beside the crawl. The crawl state must
-    // then commit no page whose file is not in place: --resume would otherwise skip a missing page.
+    // With --write-thread on, past the 50th page the files are written beside the crawl. The crawl state
+    // must then commit no page whose file is not in place: --resume would otherwise skip a missing page.
     const pd = smallDisk(t, 'files-pd-full-thread-', '16m');
     if (pd === undefined) return;
     const srv = await startFaultServer();
@@ -212,7 +212,7 @@ describe('crawler: the disk fills up mid-crawl', () => {
       void srv.waitFor('/c110.html', 30_000).then((seen) => {
         if (seen) writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes(pd) - 4 * 33 * 1024)));
       });
-      const args = ['--delay', '0.01', srv.url('/c0.html'), pd, '1'];
+      const args = ['--delay', '0.01', '--write-thread', 'on', srv.url('/c0.html'), pd, '1'];
       const r = await runMeasured('crawler', args);
       assert.equal(r.code, 1, `exit 1 (stderr: ${r.stderr})`);
       assertCleanOneLineError(r.stderr, /^crawler: cannot write .*\/[0-9]+: ENOSPC/);

@@ -1,7 +1,7 @@
 /**
  * The page files' thread (src/sink/page-thread.ts) behind TsePageDirectory:
- * a short crawl never starts it; past `threadAfter` saved pages the files
- * are written beside the crawl, and `isWritten`/`written` say when a page's
+ * it starts only when a window of pages took longer to write than the bound
+ * (`threadWhenOverUs`); then the files are written beside the crawl, and `isWritten`/`written` say when a page's
  * file is in place (a crawl state commits nothing before); a write the
  * thread cannot make stops it at that page: the next save and `finish`
  * reject with ERR_WRITE naming the file, the pages before it are in place
@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TsePageDirectory, type TsePage } from '../../src/sink/tse-pagedir.js';
+import { THREAD_WINDOW, TsePageDirectory, type TsePage } from '../../src/sink/tse-pagedir.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const { temp } = useTempDirs('page-thread-');
@@ -33,60 +33,74 @@ async function saveAll(pages: TsePageDirectory, first: number, last: number): Pr
 }
 
 describe('TsePageDirectory: the page files thread', () => {
-  test('below threadAfter no thread starts and each file is in place when save resolves', async () => {
+  test('without threadWhenOverUs no thread starts, and each file is in place when save resolves', async () => {
     const dir = temp();
-    const pages = new TsePageDirectory(dir, { threadAfter: 50 });
-    for (let i = 1; i <= 49; i++) {
+    const pages = new TsePageDirectory(dir);
+    for (let i = 1; i <= 120; i++) {
       assert.equal(await pages.save(pageOf(i)), i);
       assert.equal(readFileSync(join(dir, String(i)), 'utf8'), expected(i), `page ${i} written at once`);
       assert.ok(pages.isWritten(i));
     }
-    assert.equal(await pages.threaded(), false, 'no thread asked for');
+    assert.equal(await pages.threaded(), false);
     await pages.finish();
   });
 
-  test('past threadAfter the thread writes the files: not in place until written() says so, then byte-exact', async () => {
+  test('writes faster than the bound: no thread; slower: the thread starts at the end of the first window', async () => {
+    const fast = new TsePageDirectory(temp(), { threadWhenOverUs: 1_000_000 });
+    await saveAll(fast, 1, 3 * THREAD_WINDOW);
+    assert.equal(await fast.threaded(), false, 'no page write takes a second');
+    await fast.finish();
+    const slow = new TsePageDirectory(temp(), { threadWhenOverUs: 0 });
+    await saveAll(slow, 1, THREAD_WINDOW - 1);
+    assert.equal(await slow.threaded(), false, 'not before the window is full');
+    await saveAll(slow, THREAD_WINDOW, THREAD_WINDOW);
+    assert.equal(await slow.threaded(), true, 'every write takes more than 0 us');
+    await slow.finish();
+  });
+
+  test('with the thread, a file is not in place until written() says so; then byte-exact', async () => {
     const dir = temp();
-    const pages = new TsePageDirectory(dir, { threadAfter: 3 });
-    assert.deepEqual(await saveAll(pages, 1, 3), [1, 2, 3]);
-    assert.equal(await pages.threaded(), true, 'the thread started after 3 pages');
+    const pages = new TsePageDirectory(dir, { threadWhenOverUs: 0 });
+    await saveAll(pages, 1, THREAD_WINDOW);
+    assert.equal(await pages.threaded(), true);
     // Pages now wait in a batch (sent at 16 pages or after 20 ms): not yet in place, and not committable.
-    const id = await pages.save(pageOf(4));
-    assert.equal(id, 4);
-    assert.equal(pages.isWritten(3), true, 'pages written by the crawl itself are in place');
-    assert.equal(pages.isWritten(4), false, 'page 4 is queued, not written');
-    assert.equal(existsSync(join(dir, '4')), false);
-    await pages.written(4);
-    assert.equal(pages.isWritten(4), true);
-    assert.equal(readFileSync(join(dir, '4'), 'utf8'), expected(4));
-    await saveAll(pages, 5, 200);
+    const id = await pages.save(pageOf(THREAD_WINDOW + 1));
+    assert.equal(id, THREAD_WINDOW + 1);
+    assert.equal(pages.isWritten(id - 1), true, 'pages written by the crawl itself are in place');
+    assert.equal(pages.isWritten(id), false, 'the page is queued, not written');
+    assert.equal(existsSync(join(dir, String(id))), false);
+    await pages.written(id);
+    assert.equal(pages.isWritten(id), true);
+    assert.equal(readFileSync(join(dir, String(id)), 'utf8'), expected(id));
+    await saveAll(pages, id + 1, 300);
     await pages.finish();
-    for (let i = 1; i <= 200; i++) assert.equal(readFileSync(join(dir, String(i)), 'utf8'), expected(i), `page ${i}`);
+    for (let i = 1; i <= 300; i++) assert.equal(readFileSync(join(dir, String(i)), 'utf8'), expected(i), `page ${i}`);
     assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.tmp-')), [], 'no temporary file left');
     assert.equal(pages.failed, false);
   });
 
   test('a resumed crawl numbers on from firstId', async () => {
     const dir = temp();
-    const pages = new TsePageDirectory(dir, { firstId: 101, threadAfter: 2 });
-    await saveAll(pages, 1, 2);
+    const pages = new TsePageDirectory(dir, { firstId: 101, threadWhenOverUs: 0 });
+    await saveAll(pages, 1, THREAD_WINDOW);
     assert.equal(await pages.threaded(), true);
-    assert.deepEqual(await saveAll(pages, 3, 40), Array.from({ length: 38 }, (_, k) => 103 + k));
+    assert.deepEqual(await saveAll(pages, THREAD_WINDOW + 1, 120), Array.from({ length: 120 - THREAD_WINDOW }, (_, k) => 101 + THREAD_WINDOW + k));
     await pages.finish();
-    for (let i = 1; i <= 40; i++) assert.equal(readFileSync(join(dir, String(100 + i)), 'utf8'), expected(i));
+    for (let i = 1; i <= 120; i++) assert.equal(readFileSync(join(dir, String(100 + i)), 'utf8'), expected(i));
   });
 
   test('a file the thread cannot write: the crawl stops at that page, nothing after it is written, and it is named', async () => {
     const dir = temp();
-    // A directory where page 30 goes: rename(2) of the page file over it fails (EISDIR).
-    mkdirSync(join(dir, '30'));
-    const pages = new TsePageDirectory(dir, { threadAfter: 5 });
-    await saveAll(pages, 1, 5);
+    const bad = THREAD_WINDOW + 30;
+    // A directory where that page goes: rename(2) of the page file over it fails (EISDIR).
+    mkdirSync(join(dir, String(bad)));
+    const pages = new TsePageDirectory(dir, { threadWhenOverUs: 0 });
+    await saveAll(pages, 1, THREAD_WINDOW);
     assert.equal(await pages.threaded(), true);
     let refused: unknown;
-    let saved = 5;
+    let saved = THREAD_WINDOW;
     try {
-      for (let i = 6; i <= 200; i++) {
+      for (let i = THREAD_WINDOW + 1; i <= 300; i++) {
         await pages.save(pageOf(i));
         saved = i;
         if (i % 10 === 0) await pages.written(i); // as a crawl's commit does
@@ -94,18 +108,20 @@ describe('TsePageDirectory: the page files thread', () => {
     } catch (err) {
       refused = err;
     }
+    const named = new RegExp(`^cannot write .*/${bad}: EISDIR$`);
     assert.ok(refused !== undefined, 'a save after the failure rejects');
     assert.equal((refused as { code?: string }).code, 'ERR_WRITE');
-    assert.match((refused as Error).message, /^cannot write .*\/30: EISDIR$/);
-    assert.ok(saved >= 30 && saved < 200, `the crawl stopped soon after page 30 (last saved ${saved})`);
+    assert.match((refused as Error).message, named);
+    assert.ok(saved >= bad && saved < 300, `the crawl stopped soon after page ${bad} (last saved ${saved})`);
     assert.equal(pages.failed, true);
-    assert.equal(pages.isWritten(29), true, 'pages before it are in place');
-    assert.equal(pages.isWritten(30), false, 'page 30 is not');
+    assert.equal(pages.isWritten(bad - 1), true, 'pages before it are in place');
+    assert.equal(pages.isWritten(bad), false, 'that page is not');
     assert.equal(pages.isWritten(saved), false);
-    await assert.rejects(pages.written(30), /cannot write .*\/30: EISDIR/);
-    await assert.rejects(pages.finish(), /cannot write .*\/30: EISDIR/);
-    for (let i = 1; i <= 29; i++) assert.equal(readFileSync(join(dir, String(i)), 'utf8'), expected(i), `page ${i}`);
-    for (let i = 31; i <= saved; i++) assert.equal(existsSync(join(dir, String(i))), false, `page ${i} not written after the failure`);
+    const sameFailure = (err: unknown): boolean => (err as { code?: string }).code === 'ERR_WRITE' && named.test((err as Error).message);
+    await assert.rejects(pages.written(bad), sameFailure);
+    await assert.rejects(pages.finish(), sameFailure);
+    for (let i = 1; i < bad; i++) assert.equal(readFileSync(join(dir, String(i)), 'utf8'), expected(i), `page ${i}`);
+    for (let i = bad + 1; i <= saved; i++) assert.equal(existsSync(join(dir, String(i))), false, `page ${i} not written after the failure`);
     assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.tmp-')), [], 'no temporary file left');
   });
 });
