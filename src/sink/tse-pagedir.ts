@@ -40,8 +40,13 @@ export interface StagedPage {
   discard(): void;
 }
 
+/** The two lines before the body: the URL and the depth. */
+function pageHead(page: TsePage): string {
+  return `${page.url}\n${page.depth}\n`;
+}
+
 function pageChunks(page: TsePage): Uint8Array[] {
-  return [Buffer.from(`${page.url}\n${page.depth}\n`, 'utf8'), page.body];
+  return [Buffer.from(pageHead(page), 'utf8'), page.body];
 }
 
 /** What `f` returns, or undefined when it throws. */
@@ -161,7 +166,7 @@ export class TsePageDirectory {
     const failure = this.thread?.failure;
     if (failure !== undefined) throw failure;
     const id = this.nextId++;
-    const seq = this.thread?.queue(String(id), `${page.url}\n${page.depth}\n`, page.body) ?? 0;
+    const seq = this.thread?.queue(String(id), pageHead(page), page.body) ?? 0;
     if (seq !== 0) {
       this.unwritten.push([id, seq]);
       return id;
