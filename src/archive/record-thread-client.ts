@@ -28,6 +28,16 @@ const BATCH_BYTES = 512 * 1024;
 const BATCH_MS = 50;
 /** Most jobs sent and not yet written before room() waits: what the archive may hold in memory (about 100 pages). */
 const MAX_BACKLOG = 256;
+/**
+ * The thread's young generation, capped: everything it allocates for a
+ * batch (record heads, deflated members, digests) is garbage once the batch
+ * is written, yet V8 sized its young generation by the allocation rate, to
+ * about 45 MiB of resident memory. Measured on the bench's 10,300-page crawl
+ * with `--warc .gz` on tmpfs: peak RSS 155 MiB instead of 201 (plain
+ * `--warc`: 150 to 164 instead of 172 to 177), with no more CPU (1,190 to
+ * 1,360 us per page against 1,410 to 1,540; 2 MiB measured the same).
+ */
+const RECORD_THREAD_YOUNG_MB = 4;
 
 export class RecordThread {
   private readonly worker: Worker;
@@ -54,7 +64,7 @@ export class RecordThread {
   static open(options: RecordWriterOptions): Promise<RecordThread> {
     const ring = new SendRing();
     const data: RecordThreadData = { ...options, ring: ring.shared };
-    const worker = new Worker(threadFile('record-thread', 'archive/record-thread.js'), { workerData: data });
+    const worker = new Worker(threadFile('record-thread', 'archive/record-thread.js'), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: RECORD_THREAD_YOUNG_MB } });
     const thread = new RecordThread(worker, ring);
     return new Promise<RecordThread>((resolve, reject) => {
       let opened = false;
