@@ -295,7 +295,7 @@ async function main(): Promise<void> {
       const p = await politenessSection(repo, work);
       results.politeness = p;
       log(`  wall ${p.wallSeconds.toFixed(3)} s vs ideal ${p.idealSeconds.toFixed(2)} s: ${p.overheadPercent.toFixed(1)} % overhead; ${p.requests} requests, server span ${p.serverSpanSeconds.toFixed(3)} s vs ${p.idealSpanSeconds.toFixed(2)} s; start-up ${p.startupMs.toFixed(0)} ms`);
-      if (!p.ok) results.problems.push(`politeness: crawl overhead ${p.crawlOverheadPercent.toFixed(1)} % (target <= 5 %), ${p.requests} requests, smallest gap ${p.minIntervalMs.toFixed(1)} ms`);
+      if (!p.ok) results.problems.push(`politeness: crawl overhead ${p.crawlOverheadPercent.toFixed(1)} % (target ${p.target}), ${p.requests} requests, smallest gap ${p.minIntervalMs.toFixed(1)} ms`);
     }
     if (sections.includes('pushback')) {
       log('\n[pushback] ./crawler --delay 0.1 against a server answering every 5th request 429 Retry-After: 1');
