@@ -36,11 +36,15 @@ export interface ThreadFailure {
   message: string;
 }
 
-/** Thread to main: opened (or not), each batch written, closed. */
+/**
+ * Thread to main: opened (or not), each batch written (`seq`: the last job
+ * written in full; with `failure`, the write that failed, after which the
+ * thread writes nothing), closed.
+ */
 export type FromRecordThread =
   | { t: 'ready' }
   | { t: 'refused'; failure: ThreadFailure }
-  | { t: 'written'; seq: number; ringEnd: number }
+  | { t: 'written'; seq: number; ringEnd: number; failure: ThreadFailure | undefined }
   | { t: 'closed'; files: string[]; index: CdxjEntry[] | undefined; failure: ThreadFailure | undefined };
 
 /** What the thread is started with (workerData): the archive, and the ring the bytes come in. */

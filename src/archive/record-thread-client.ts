@@ -51,8 +51,10 @@ export class RecordThread {
   private timer: NodeJS.Timeout | undefined;
   private readonly waiters: SeqWaiters;
   private closing: ((m: Extract<FromRecordThread, { t: 'closed' }>) => void) | undefined;
-  /** Why the thread stopped early, if it did (reported by close()). */
+  /** Why the archive stopped early, if it did: a write failed, or the thread died. Nothing after it is written. */
   private failure: CrawlerError | undefined;
+  /** The thread itself has ended (an error or an exit): it can close nothing. */
+  private exited = false;
 
   private constructor(worker: Worker, ring: SendRing) {
     this.worker = worker;
@@ -79,6 +81,7 @@ export class RecordThread {
         } else if (m.t === 'written') {
           thread.ring.release(m.ringEnd);
           thread.wrote(m.seq);
+          if (m.failure !== undefined) thread.stopped(errorOf(m.failure));
         }
         else thread.closing?.(m);
       });
@@ -88,8 +91,8 @@ export class RecordThread {
           reject(err);
           return;
         }
-        thread.failure ??= err;
-        thread.wrote(Infinity); // nobody waits for it any more; close() reports it
+        thread.exited = true;
+        thread.stopped(err);
         thread.closing?.({ t: 'closed', files: [], index: undefined, failure: { code: err.code, message: err.message } });
       };
       worker.on('error', (err) => stop(err.message));
@@ -134,20 +137,32 @@ export class RecordThread {
     return this.seq;
   }
 
-  /** True when job `seq` and every job before it are written. */
+  /**
+   * True when job `seq` and every job before it are written. After a failure
+   * it stays false for every job the archive did not keep, so that a crawl
+   * state never counts their pages as done.
+   */
   isWritten(seq: number): boolean {
     return seq <= this.waiters.done;
   }
 
-  /** Resolves when the jobs not yet written are few enough (memory stays bounded when the thread is slower than the crawl). */
+  /** Resolves when the jobs not yet written are few enough (memory stays bounded when the thread is slower than the crawl); rejects as written() does. */
   room(): Promise<void> {
     return this.written(this.seq - MAX_BACKLOG);
   }
 
-  /** Resolves once job `seq` and every job before it are written (sending it first, if it waits in the batch). */
-  written(seq: number): Promise<void> {
-    if (seq > this.waiters.done && seq > this.sent) this.flush(true);
-    return this.waiters.wait(seq);
+  /**
+   * Resolves once job `seq` and every job before it are written (sending it
+   * first, if it waits in the batch). Rejects with ERR_WRITE once the archive
+   * has failed, whatever `seq`: a crawl must stop writing pages it cannot
+   * archive.
+   */
+  async written(seq: number): Promise<void> {
+    if (this.failure === undefined && seq > this.waiters.done) {
+      if (seq > this.sent) this.flush(true);
+      await this.waiters.wait(seq);
+    }
+    if (this.failure !== undefined) throw this.failure;
   }
 
   /** Writes what is queued, closes the files and stops the thread; rejects with ERR_WRITE when a write failed. */
@@ -156,8 +171,9 @@ export class RecordThread {
     this.worker.ref();
     const closed = await new Promise<Extract<FromRecordThread, { t: 'closed' }>>((resolve) => {
       this.closing = resolve;
-      if (this.failure === undefined) this.worker.postMessage({ t: 'close' } satisfies ToRecordThread);
-      else resolve({ t: 'closed', files: [], index: undefined, failure: { code: this.failure.code, message: this.failure.message } });
+      // A thread whose write failed still closes its files (and says why it failed).
+      if (!this.exited) this.worker.postMessage({ t: 'close' } satisfies ToRecordThread);
+      else resolve({ t: 'closed', files: [], index: undefined, failure: { code: (this.failure as CrawlerError).code, message: (this.failure as CrawlerError).message } });
     });
     this.worker.removeAllListeners('exit');
     await this.worker.terminate();
@@ -176,5 +192,11 @@ export class RecordThread {
 
   private wrote(seq: number): void {
     this.waiters.doneThrough(seq);
+  }
+
+  /** The archive failed: nothing more is written, and every waiter is let go to see why. */
+  private stopped(err: CrawlerError): void {
+    this.failure ??= err;
+    this.waiters.release();
   }
 }

@@ -25,15 +25,18 @@ if (port !== null) {
       port.on('message', (m: ToRecordThread) => {
         if (m.t === 'jobs') {
           let ringEnd = 0;
+          let written = 0;
           for (const job of m.jobs) {
-            if (job.kind === 'exchange') {
-              writer.exchange(unpackExchange(job.x, data.ring));
-              ringEnd = Math.max(ringEnd, job.x.ringEnd);
-            } else writer.metadata(job.m);
+            if (job.kind === 'exchange') ringEnd = Math.max(ringEnd, job.x.ringEnd);
+            // After a failed write nothing more is written: the crawl must not count these jobs as kept.
+            if (writer.failed !== undefined) continue;
+            if (job.kind === 'exchange') writer.exchange(unpackExchange(job.x, data.ring));
+            else writer.metadata(job.m);
+            if (writer.failed === undefined) written = job.seq;
           }
-          const last = m.jobs[m.jobs.length - 1];
-          // Written: the ring's places of these jobs may be used again.
-          if (last !== undefined) send({ t: 'written', seq: last.seq, ringEnd });
+          // The ring's places of these jobs may be used again, written or not.
+          const failed = writer.failed;
+          send({ t: 'written', seq: written, ringEnd, failure: failed === undefined ? undefined : failureOf(failed) });
           return;
         }
         try {

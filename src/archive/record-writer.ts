@@ -6,6 +6,7 @@
  * taken as it is written (its file, offset and length are known then), so
  * the index needs no second reading of the archive.
  */
+import type { CrawlerError } from '../errors.js';
 import { captureEntry, type CdxjEntry } from './cdxj-line.js';
 import { sha1Digest } from './digest.js';
 import { exchangeRecords, type Capture, type ExchangeInput } from './exchange-records.js';
@@ -102,6 +103,11 @@ export class RecordWriter {
         block: [block],
       }),
     );
+  }
+
+  /** The first write failure, if any: nothing is written after it. */
+  get failed(): CrawlerError | undefined {
+    return this.writer.failed;
   }
 
   /** Syncs and closes the files; throws ERR_WRITE when a write failed. */

@@ -81,9 +81,10 @@ export class WarcWriter {
     return this.written;
   }
 
-  /** The first write failure, if any (nothing is written after it; close() reports it). */
-  get failed(): unknown {
-    return this.failure;
+  /** The first write failure, as the error close() throws, if any (nothing is written after it). */
+  get failed(): CrawlerError | undefined {
+    if (this.failure === undefined) return undefined;
+    return new CrawlerError('ERR_WRITE', `cannot write the archive ${this.current}: ${describeError(this.failure)}`, { cause: this.failure });
   }
 
   /**
@@ -114,7 +115,8 @@ export class WarcWriter {
         closeSync(fd);
       }
     }
-    if (this.failure !== undefined) throw new CrawlerError('ERR_WRITE', `cannot write the archive ${this.current}: ${describeError(this.failure)}`, { cause: this.failure });
+    const failed = this.failed;
+    if (failed !== undefined) throw failed;
   }
 
   private get current(): string {

@@ -141,18 +141,20 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   }
   log.flush();
   progress.done();
+  let kept = true;
   try {
     // The last group's files and records are written before it is committed.
     await pages.finish();
     if (archive !== undefined) await archive.writtenThrough(archive.mark());
   } catch (err) {
+    kept = false;
     failure ??= err; // the first failure is the one to report (a full disk fails both)
   }
   try {
-    // A page file the thread could not write: the pages of the last group are not all in place, so the
-    // group is not committed (a resumed crawl redoes them, as after a crash).
-    if (pages.failed) frontier.abandon();
-    else frontier.close();
+    // A page file the thread could not write, or records the archive could not: the pages of the last
+    // group are not all kept, so the group is not committed (a resumed crawl redoes them, as after a crash).
+    if (kept) frontier.close();
+    else frontier.abandon();
   } catch (err) {
     failure ??= err;
   }

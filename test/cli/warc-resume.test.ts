@@ -2,30 +2,31 @@
  * The crawl archive end to end (spawned programs): after kill -9 at three
  * points, `crawler --resume` cuts a partial last record and goes on, and the
  * archive then parses (warcio and our checker) and holds every page of an
- * uninterrupted crawl; in a shared crawl two workers write two archives that
- * together hold every page.
+ * uninterrupted crawl; so it does after the archive's disk filled up; in a
+ * shared crawl two workers write two archives that together hold every page.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crawl } from '../helpers/crawler-e2e.js';
+import { mountTmpfs, resizeTmpfs } from '../helpers/fs-faults.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 import { runProgram, startProgram } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { checkArchive, responseUris } from '../helpers/warc-check.js';
 
-const { temp } = useTempDirs('warc-resume-');
+const { temp, mounts } = useTempDirs('warc-resume-');
 
 const PAGES = 30;
 
-/** p0 links to every page; each answer takes a little while, so a crawl can be killed in the middle. */
-async function slowSite(): Promise<{ site: SiteServer; all: string[] }> {
+/** p0 links to every page; each answer takes a little while, so a crawl can be killed in the middle. Each page carries `padding` bytes more. */
+async function slowSite(padding = 0): Promise<{ site: SiteServer; all: string[] }> {
   const routes = new Map<string, Route>();
   const site = await startSite(routes);
   const links = Array.from({ length: PAGES }, (_, i) => `/p${i}.html`);
   for (let i = 0; i < PAGES; i++) {
-    const body = page(`Page ${i}`, i === 0 ? links : ['/p0.html'], `<p>page number ${i}</p>`);
+    const body = page(`Page ${i}`, i === 0 ? links : ['/p0.html'], `<p>page number ${i}</p>${`<!-- ${i} -->`.repeat(Math.ceil(padding / 12))}`);
     routes.set(`/p${i}.html`, {
       handle: (_req, res) => {
         setTimeout(() => {
@@ -75,6 +76,35 @@ for (const ext of ['.warc', '.warc.gz']) {
     assert.equal(records.filter((r) => r.type === 'warcinfo').length, 4, 'a warcinfo for the first run and one per resume');
   });
 }
+
+test("the archive's disk fills up: exit 1 naming the archive, and after --resume with room the archive holds every page", async (t) => {
+  // 30 pages of some 8 KB: the first run's archive can hold only a few of them.
+  const { site, all } = await slowSite(8000);
+  t.after(() => site.close());
+  const dir = temp();
+  const pages = join(dir, 'pages');
+  mkdirSync(pages);
+  const disk = join(dir, 'archive');
+  mkdirSync(disk);
+  const why = mountTmpfs(disk, '64k');
+  if (why !== undefined) {
+    t.skip(why);
+    return;
+  }
+  mounts.push(disk);
+  const warc = join(disk, 'crawl.warc');
+  const args = ['--delay', '0', '--warc', warc, `${site.origin}/p0.html`, pages, '1'];
+  const full = await crawl(args);
+  assert.equal(full.code, 1, full.stderr);
+  assert.match(full.stderr, /^crawler: cannot write the archive .*crawl\.warc: ENOSPC/);
+  assert.equal(full.stderr.trimEnd().split('\n').length, 1, `one line: ${full.stderr}`);
+  assert.equal(resizeTmpfs(disk, '4m'), undefined);
+  // The pages whose records were lost are not done in the crawl state: the resumed crawl fetches them again.
+  const resumed = await crawl(['--resume', ...args]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const archived = new Set(responseUris(await checkArchive([warc])));
+  for (const url of all) assert.ok(archived.has(url), `${url} is in the archive`);
+});
 
 test('a shared crawl: two workers write two archives, named apart, that together hold every page', async (t) => {
   const { site, all } = await slowSite();

@@ -25,6 +25,13 @@ export function mountTmpfs(dir: string, size: string, extra: string[] = []): str
   return undefined;
 }
 
+/** Gives the tmpfs mounted at `dir` a new size, keeping its files; returns why it could not, or undefined. */
+export function resizeTmpfs(dir: string, size: string): string | undefined {
+  const r = spawnSync('mount', ['-o', `remount,size=${size}`, dir], { encoding: 'utf8' });
+  if (r.error !== undefined) return `mount(8) not available: ${r.error.message}`;
+  return r.status === 0 ? undefined : `cannot resize the tmpfs at ${dir}: ${r.stderr.trim() || `exit ${r.status}`}`;
+}
+
 /** Unmounts `dir` (lazily, so that a test that failed half-way cannot leave it busy). */
 export function unmount(dir: string): void {
   spawnSync('umount', ['-l', dir], { stdio: 'ignore' });
