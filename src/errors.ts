@@ -72,7 +72,9 @@ export function describeError(err: unknown): string {
   if (err instanceof CrawlerError) return err.message;
   if (err instanceof Error) {
     const code = (err as NodeJS.ErrnoException).code;
-    return code ? `${code}: ${err.message.split('\n')[0]}` : err.message.split('\n')[0] ?? String(err);
+    const first = err.message.split('\n')[0] ?? String(err);
+    // Node's system errors already begin with their code ("ENOSPC: no space left on device, write").
+    return code && !first.startsWith(`${code}:`) ? `${code}: ${first}` : first;
   }
   return String(err);
 }
