@@ -16,7 +16,7 @@
  * replaced by a new crawl, or with `resume` continued: the last one is cut
  * after its last complete record and written on from there.
  */
-import { closeSync, fsyncSync, openSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, writeSync, writevSync } from 'node:fs';
 import { readdir, rm, truncate } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { CrawlerError, describeError } from '../errors.js';
@@ -100,6 +100,14 @@ export class WarcWriter {
       return this.put(this.gzip ? records.map((r) => [this.member(r)]) : records);
     } catch (err) {
       this.failure = err;
+      // A write cut short (a full disk) leaves part of a record: the file goes back to its last whole record.
+      if (this.fd !== undefined) {
+        try {
+          ftruncateSync(this.fd, this.size);
+        } catch {
+          // --resume cuts it then
+        }
+      }
       return undefined;
     }
   }

@@ -3,7 +3,7 @@
  * WARC-Date, the header section of a response past interim 1xx, gzip
  * members of ours, the series' names, sizes on the command line, and what
  * a finished archive says it holds (files and pages, for the index and the
- * package).
+ * package), and an archive whose disk is full.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,7 +22,7 @@ import { parseHttpUrl } from '../../src/url/http-url.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { checkArchive, sha1b32 } from '../helpers/warc-check.js';
 
-const { temp } = useTempDirs('warc-parts-');
+const { temp, tmpfs } = useTempDirs('warc-parts-');
 
 test('RFC 4648 §10 base32 vectors, and sha1 digests as WARC writes them', () => {
   const vectors: Array<[string, string]> = [['', ''], ['f', 'MY======'], ['fo', 'MZXQ===='], ['foo', 'MZXW6==='], ['foob', 'MZXW6YQ='], ['fooba', 'MZXW6YTB'], ['foobar', 'MZXW6YTBOI======']];
@@ -80,11 +80,9 @@ test('sizes: bytes, decimal and binary units; anything else is refused naming th
   assert.throws(() => parseSize('lots', '--warc-max-size'), /--warc-max-size must be a size/);
 });
 
-test('a finished archive names its files and its pages (URL, WARC-Date, status, title), redirects and failures left out', async () => {
-  const dir = temp();
-  const path = join(dir, 'pages.warc');
-  const archive = await CrawlArchive.open({ path, maxSize: 1e9, resume: false, ordered: true, robots: 'obey', userAgent: 'ua', commandLine: ['crawler'] });
-  const exchange = (target: string, response: string, payload: string, at: number) => ({
+/** A wire exchange of `target` as the HTTP client reports it. */
+function exchange(target: string, response: string, payload: string, at: number) {
+  return {
     url: parseHttpUrl(target),
     method: 'GET' as const,
     ip: '127.0.0.1',
@@ -95,7 +93,13 @@ test('a finished archive names its files and its pages (URL, WARC-Date, status, 
     payload: Buffer.from(payload),
     status: Number(response.slice(9, 12)),
     reused: false,
-  });
+  };
+}
+
+test('a finished archive names its files and its pages (URL, WARC-Date, status, title), redirects and failures left out', async () => {
+  const dir = temp();
+  const path = join(dir, 'pages.warc');
+  const archive = await CrawlArchive.open({ path, maxSize: 1e9, resume: false, ordered: true, robots: 'obey', userAgent: 'ua', commandLine: ['crawler'] });
   const home = '<html><head><title>\n  Home  page </title></head><a href="/next">n</a></html>';
   const a = parseHttpUrl('http://h.example/old');
   const b = parseHttpUrl('http://h.example/');
@@ -110,4 +114,29 @@ test('a finished archive names its files and its pages (URL, WARC-Date, status, 
   assert.deepEqual(summary.pages, [{ url: 'http://h.example/', ts: '2026-01-01T00:00:01.000000Z', status: 200, title: 'Home page' }]);
   const records = await checkArchive([path]);
   assert.deepEqual(records.map((r) => r.type), ['warcinfo', 'request', 'response', 'metadata', 'request', 'response', 'metadata']);
+});
+
+test('a full disk: nothing after the failed write counts as written, every wait rejects naming the archive, the file holds whole records', async (t) => {
+  const dir = tmpfs(t, '64k');
+  if (dir === undefined) return;
+  const path = join(dir, 'full.warc');
+  const archive = await CrawlArchive.open({ path, maxSize: 1e9, resume: false, ordered: true, robots: 'obey', userAgent: 'ua', commandLine: ['crawler'] });
+  const body = `<html><title>x</title>${'<p>filler</p>'.repeat(600)}</html>`;
+  let mark = 0;
+  // 40 pages of 8 KB: about five fit.
+  for (let i = 0; i < 40; i++) {
+    const url = parseHttpUrl(`http://h.example/p${i}.html`);
+    archive.consume({ type: 'exchange', exchange: exchange(url.href, `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n${body}`, body, Date.UTC(2026, 0, 1, 0, 0, i)) });
+    archive.consume({ type: 'response', url, depth: 1, status: 200 });
+    archive.consume({ type: 'saved', url, depth: 1, id: i + 1 });
+    mark = archive.mark();
+  }
+  await assert.rejects(archive.writtenThrough(mark), /^CrawlerError: cannot write the archive .*full\.warc: ENOSPC: no space left on device/);
+  assert.equal(archive.isWritten(mark), false, 'the last page is not written');
+  // The backlog is small, yet the wait for room rejects too: a crawl must stop, not go on without its archive.
+  await assert.rejects(archive.room(), /ENOSPC/);
+  await assert.rejects(archive.finish(), /cannot write the archive .*ENOSPC/);
+  const records = await checkArchive([path]);
+  const responses = records.filter((r) => r.type === 'response').length;
+  assert.ok(responses >= 1 && responses < 40, `${responses} whole responses before the disk was full`);
 });

@@ -24,13 +24,13 @@ import { isCrawlerError } from '../../src/errors.js';
 import { writeFileAtomic } from '../../src/sink/atomic-file.js';
 import { fileNameForPath, MAX_NAME_BYTES, OutputDirSink } from '../../src/sink/output-dir.js';
 import { startFaultServer } from '../helpers/fault-server.js';
-import { asNobody, freeBytes, isRoot, mountTmpfs } from '../helpers/fs-faults.js';
+import { asNobody, freeBytes, isRoot } from '../helpers/fs-faults.js';
 import { khPages } from '../helpers/kh-harness.js';
 import { page } from '../helpers/site-server.js';
 import { runMeasured } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const { temp, mounts } = useTempDirs();
+const { temp, tmpfs } = useTempDirs();
 
 /** Last path segments that try to escape or to make an unusable name. */
 const HOSTILE_SEGMENTS = [
@@ -210,13 +210,8 @@ describe('OutputDir: a read-only directory is refused before any request', () =>
   }
 
   test('on a read-only tmpfs (EROFS, binding root too)', async (t) => {
-    const out = temp('files-out-ro-');
-    const why = mountTmpfs(out, '64k', ['ro']);
-    if (why !== undefined) {
-      t.skip(why);
-      return;
-    }
-    mounts.push(out);
+    const out = tmpfs(t, '64k', { prefix: 'files-out-ro-', extra: ['ro'] });
+    if (out === undefined) return;
     await expectRefused(out);
   });
 
@@ -242,13 +237,8 @@ describe('OutputDir: a read-only directory is refused before any request', () =>
 
 describe('OutputDir: the disk fills up', () => {
   test('the first failed save stops the run: one clear line, exit 1, earlier pages intact, no temporary file', async (t) => {
-    const out = temp('files-out-full-');
-    const why = mountTmpfs(out, '4m');
-    if (why !== undefined) {
-      t.skip(why);
-      return;
-    }
-    mounts.push(out);
+    const out = tmpfs(t, '4m', { prefix: 'files-out-full-' });
+    if (out === undefined) return;
     const srv = await startFaultServer();
     try {
       const bodies: string[] = [];

@@ -13,18 +13,18 @@
  *   written before it intact, no temporary file left, and `--resume` once
  *   space is freed ends with exactly the pages of an undisturbed crawl.
  */
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
-import { asNobody, freeBytes, isRoot, mountTmpfs } from '../helpers/fs-faults.js';
+import { asNobody, freeBytes, isRoot } from '../helpers/fs-faults.js';
 import { readPages } from '../helpers/page-files.js';
 import { page } from '../helpers/site-server.js';
 import { runMeasured } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const { temp, mounts } = useTempDirs();
+const { temp, tmpfs } = useTempDirs();
 
 /** A chain site: /c0.html -> /c1.html -> ... -> /c{n-1}.html, each with `pad` bytes of padding. */
 function chain(srv: FaultServer, n: number, pad: number): Map<string, string> {
@@ -35,18 +35,6 @@ function chain(srv: FaultServer, n: number, pad: number): Map<string, string> {
     bodies.set(srv.url(`/c${i}.html`), body);
   }
   return bodies;
-}
-
-/** A fresh directory on a tmpfs of `size` (unmounted after the tests); undefined when none can be mounted (the test is skipped, the reason printed). */
-function smallDisk(t: TestContext, prefix: string, size: string): string | undefined {
-  const dir = temp(prefix);
-  const why = mountTmpfs(dir, size);
-  if (why !== undefined) {
-    t.skip(why);
-    return undefined;
-  }
-  mounts.push(dir);
-  return dir;
 }
 
 function assertCleanOneLineError(stderr: string, pattern: RegExp): void {
@@ -101,13 +89,8 @@ describe('crawler: planted symlinks are replaced, never followed', () => {
 
 describe('crawler: a read-only pageDirectory is refused before any request', () => {
   test('on a read-only tmpfs (EROFS, binding root too): exit 1, "is not writable", no request', async (t) => {
-    const pd = temp('files-pd-ro-');
-    const why = mountTmpfs(pd, '64k', ['ro']);
-    if (why !== undefined) {
-      t.skip(why);
-      return;
-    }
-    mounts.push(pd);
+    const pd = tmpfs(t, '64k', { prefix: 'files-pd-ro-', extra: ['ro'] });
+    if (pd === undefined) return;
     const srv = await startFaultServer();
     try {
       chain(srv, 1, 0);
@@ -153,7 +136,7 @@ describe('crawler: the disk fills up mid-crawl', () => {
   const PAGE_FOOTPRINT = 53 * 4096; // a page file of ~205 KB on tmpfs's 4 KiB pages, with room to spare
 
   test('stops at the first failed save with one clear line and exit 1; pages before it intact; --resume after freeing space completes the crawl', async (t) => {
-    const pd = smallDisk(t, 'files-pd-full-', '8m');
+    const pd = tmpfs(t, '8m', { prefix: 'files-pd-full-' });
     if (pd === undefined) return;
     const srv = await startFaultServer();
     try {
@@ -190,7 +173,7 @@ describe('crawler: the disk fills up mid-crawl', () => {
   test('a longer crawl, whose page files are written on their own thread: the same guarantees at the page that could not be written', async (t) => {
     // With --write-thread on, past the 50th page the files are written beside the crawl. The crawl state
     // must then commit no page whose file is not in place: --resume would otherwise skip a missing page.
-    const pd = smallDisk(t, 'files-pd-full-thread-', '16m');
+    const pd = tmpfs(t, '16m', { prefix: 'files-pd-full-thread-' });
     if (pd === undefined) return;
     const srv = await startFaultServer();
     try {
@@ -238,7 +221,7 @@ describe('crawler: the disk fills up mid-crawl', () => {
   test(
     'the disk fills up while the crawl state is written: one clear line and exit 1, no stack trace',
     async (t) => {
-      const pd = smallDisk(t, 'files-pd-full-db-', '1m');
+      const pd = tmpfs(t, '1m', { prefix: 'files-pd-full-db-' });
       if (pd === undefined) return;
       const srv = await startFaultServer();
       try {
