@@ -108,8 +108,27 @@ export function markPageDirectory(dir: string): void {
   writeFileAtomicSync(dir, MARKER, [Buffer.from(MARKER_TEXT)]);
 }
 
+/** The number of bits set in `n` (a few bits). */
+function bitCount(n: number): number {
+  let count = 0;
+  for (let m = n; m !== 0; m &= m - 1) count++;
+  return count;
+}
+
 /** Pages whose writes are timed together to decide on the page files' thread. */
 export const THREAD_WINDOW = 50;
+/**
+ * The thread starts once this many of the last RECENT_WINDOWS windows were
+ * over the bound: a slow disk is slow window after window, while a GC pause
+ * or a preemption on a loaded machine makes one window slow now and then.
+ * Measured with the crawl under load (10,300 pages, a full test run beside
+ * it): on tmpfs 4 and 16 of 206 windows were over 150 us, so one slow window
+ * started the thread in both runs; a majority of 5 started it in neither in
+ * the first and at window 13 in the second. On ext4, 131 and 202 of 206
+ * were over, and a majority is reached at the third window.
+ */
+export const SLOW_WINDOWS = 3;
+const RECENT_WINDOWS = 5;
 
 export class TsePageDirectory {
   readonly dir: string;
@@ -121,6 +140,9 @@ export class TsePageDirectory {
   /** The writes timed in the current window: pages and milliseconds. */
   private windowPages = 0;
   private windowMs = 0;
+  /** Which of the last RECENT_WINDOWS windows were over the bound, one bit each (the newest lowest). */
+  private slowWindows = 0;
+  private readonly now: () => number;
   private starting: Promise<void> | undefined;
   private thread: PageThread | undefined;
   private finished = false;
@@ -131,16 +153,19 @@ export class TsePageDirectory {
    * `firstId` is 1 for a new crawl, N+1 when resuming after N saved pages.
    * With `threadWhenOverUs`, the page files are written on a thread of their
    * own (page-thread.ts) once writing them here has taken more than that
-   * many microseconds a page over a window of THREAD_WINDOW pages (0: after
-   * the first window): a crawl state must then commit a page only once
+   * many microseconds a page over SLOW_WINDOWS of the last RECENT_WINDOWS
+   * windows of THREAD_WINDOW pages (0: at the end of the first window). `now`
+   * is the clock the writes are timed with (milliseconds; tests give their
+   * own). A crawl state must then commit a page only once
    * `isWritten` says its file is in place (see `written`), and call `finish`
    * at the end.
    */
-  constructor(dir: string, options: { firstId?: number; fsync?: boolean; threadWhenOverUs?: number } = {}) {
+  constructor(dir: string, options: { firstId?: number; fsync?: boolean; threadWhenOverUs?: number; now?: () => number } = {}) {
     this.dir = dir;
     this.nextId = options.firstId ?? 1;
     this.fsync = options.fsync ?? false;
     this.threadWhenOverUs = options.threadWhenOverUs;
+    this.now = options.now ?? (() => performance.now());
   }
 
   /** The ID the next saved page gets. */
@@ -173,20 +198,22 @@ export class TsePageDirectory {
     }
     // No thread yet, or no room in its ring: written here and now, and timed while a thread may be wanted.
     const timed = this.threadWhenOverUs !== undefined && this.starting === undefined;
-    const start = timed ? performance.now() : 0;
+    const start = timed ? this.now() : 0;
     writeFileAtomicSync(this.dir, String(id), pageChunks(page), { fsync: this.fsync });
-    if (timed) this.timeWrite(performance.now() - start);
+    if (timed) this.timeWrite(this.now() - start);
     return id;
   }
 
-  /** Adds a write to the window; at its end, starts the thread when the window's writes were slow enough. */
+  /** Adds a write to the window; at its end, starts the thread when enough recent windows' writes were slow. */
   private timeWrite(ms: number): void {
     this.windowMs += ms;
     if (++this.windowPages < THREAD_WINDOW) return;
+    const bound = this.threadWhenOverUs ?? Infinity;
     const meanUs = (this.windowMs * 1000) / this.windowPages;
     this.windowPages = 0;
     this.windowMs = 0;
-    if (meanUs > (this.threadWhenOverUs ?? Infinity)) this.startThread();
+    this.slowWindows = ((this.slowWindows << 1) | (meanUs > bound ? 1 : 0)) & ((1 << RECENT_WINDOWS) - 1);
+    if (bound === 0 || bitCount(this.slowWindows) >= SLOW_WINDOWS) this.startThread();
   }
 
   /** True when the files of every page saved with an ID up to `id` are in place. */

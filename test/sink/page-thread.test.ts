@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { THREAD_WINDOW, TsePageDirectory, type TsePage } from '../../src/sink/tse-pagedir.js';
+import { SLOW_WINDOWS, THREAD_WINDOW, TsePageDirectory, type TsePage } from '../../src/sink/tse-pagedir.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const { temp } = useTempDirs('page-thread-');
@@ -42,6 +42,34 @@ describe('TsePageDirectory: the page files thread', () => {
       assert.ok(pages.isWritten(i));
     }
     assert.equal(await pages.threaded(), false);
+    await pages.finish();
+  });
+
+  test('auto: one slow window now and then (a GC pause, a preemption) never starts the thread; most of the last 5 do', async () => {
+    // A clock under the test's control: each page write takes 1 ms in a slow window, 10 us in a fast one.
+    const windows: boolean[] = [];
+    let calls = 0;
+    let t = 0;
+    const now = (): number => {
+      const page = Math.floor(calls / 2);
+      if (calls++ % 2 === 1) t += windows[Math.floor(page / THREAD_WINDOW)] === true ? 1 : 0.01;
+      return t;
+    };
+    const pages = new TsePageDirectory(temp(), { threadWhenOverUs: 150, now });
+    let saved = 0;
+    const window = async (slow: boolean): Promise<boolean> => {
+      windows.push(slow);
+      await saveAll(pages, saved + 1, saved + THREAD_WINDOW);
+      saved += THREAD_WINDOW;
+      return pages.threaded();
+    };
+    // Slow, then fast, twice: never more than 2 of the last 5 slow.
+    for (const slow of [true, false, false, true, false, false, true, false, false, false]) assert.equal(await window(slow), false, `window ${windows.length}`);
+    // Two slow in a row, then the third: the majority of the last 5.
+    assert.equal(await window(true), false);
+    assert.equal(await window(true), false);
+    assert.equal(SLOW_WINDOWS, 3);
+    assert.equal(await window(true), true, 'the thread starts at the third slow window of the last 5');
     await pages.finish();
   });
 
