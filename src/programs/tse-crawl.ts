@@ -21,8 +21,9 @@ import type { TseParts } from './tse-run.js';
 /**
  * `--write-thread auto`: the page files get a thread of their own once
  * writing them costs the crawl's thread more than this (microseconds a page,
- * the mean of a window of 50 pages, in 3 of the last 5 windows). On tmpfs a page file takes some 40 us, on a busy ext4
- * disk 100 to 500 (the journal stalls open and rename); handing a page to
+ * the mean of a window of 50 pages, in 3 of the last 5 windows). On tmpfs a
+ * page file takes some 40 us, on a busy ext4 disk 100 to 500 (the journal
+ * stalls open and rename); handing a page to
  * the thread costs some 30 us of CPU, and the thread itself 10 MiB of memory
  * and some 30 ms to start, which a short or fast-writing crawl never pays.
  */

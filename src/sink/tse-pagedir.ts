@@ -121,11 +121,11 @@ export const THREAD_WINDOW = 50;
  * The thread starts once this many of the last RECENT_WINDOWS windows were
  * over the bound: a slow disk is slow window after window, while a GC pause
  * or a preemption on a loaded machine makes one window slow now and then.
- * Measured with the crawl under load (10,300 pages, a full test run beside
- * it): on tmpfs 4 and 16 of 206 windows were over 150 us, so one slow window
- * started the thread in both runs; a majority of 5 started it in neither in
- * the first and at window 13 in the second. On ext4, 131 and 202 of 206
- * were over, and a majority is reached at the third window.
+ * Measured on the bench's 10,300 pages with a full test run beside the
+ * crawl (load 2 to 3): on tmpfs 0 to 16 of the 206 windows were over 150 us,
+ * and one slow window started the thread in 4 of 5 runs; in the 3 runs
+ * checked for it, 3 of 5 windows never came. On ext4, 131 to 202 of 206
+ * were over, and 3 of 5 came at the third window.
  */
 export const SLOW_WINDOWS = 3;
 const RECENT_WINDOWS = 5;
