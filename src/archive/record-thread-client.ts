@@ -51,8 +51,6 @@ export class RecordThread {
   private timer: NodeJS.Timeout | undefined;
   private readonly waiters: SeqWaiters;
   private closing: ((m: Extract<FromRecordThread, { t: 'closed' }>) => void) | undefined;
-  /** Why the archive stopped early, if it did: a write failed, or the thread died. Nothing after it is written. */
-  private failure: CrawlerError | undefined;
   /** The thread itself has ended (an error or an exit): it can close nothing. */
   private exited = false;
 
@@ -80,8 +78,8 @@ export class RecordThread {
           reject(errorOf(m.failure));
         } else if (m.t === 'written') {
           thread.ring.release(m.ringEnd);
-          thread.wrote(m.seq);
-          if (m.failure !== undefined) thread.stopped(errorOf(m.failure));
+          thread.waiters.doneThrough(m.seq);
+          if (m.failure !== undefined) thread.waiters.fail(errorOf(m.failure));
         }
         else thread.closing?.(m);
       });
@@ -92,7 +90,7 @@ export class RecordThread {
           return;
         }
         thread.exited = true;
-        thread.stopped(err);
+        thread.waiters.fail(err);
         thread.closing?.({ t: 'closed', files: [], index: undefined, failure: { code: err.code, message: err.message } });
       };
       worker.on('error', (err) => stop(err.message));
@@ -129,7 +127,7 @@ export class RecordThread {
     const transfer = this.transfer;
     this.batch = [];
     this.transfer = [];
-    if (this.failure === undefined) this.worker.postMessage(message, transfer);
+    if (this.waiters.failure === undefined) this.worker.postMessage(message, transfer);
   }
 
   /** The number of the last job queued (0 before the first). */
@@ -157,12 +155,9 @@ export class RecordThread {
    * has failed, whatever `seq`: a crawl must stop writing pages it cannot
    * archive.
    */
-  async written(seq: number): Promise<void> {
-    if (this.failure === undefined && seq > this.waiters.done) {
-      if (seq > this.sent) this.flush(true);
-      await this.waiters.wait(seq);
-    }
-    if (this.failure !== undefined) throw this.failure;
+  written(seq: number): Promise<void> {
+    if (seq > this.waiters.done && seq > this.sent) this.flush(true);
+    return this.waiters.wait(seq);
   }
 
   /** Writes what is queued, closes the files and stops the thread; rejects with ERR_WRITE when a write failed. */
@@ -173,7 +168,10 @@ export class RecordThread {
       this.closing = resolve;
       // A thread whose write failed still closes its files (and says why it failed).
       if (!this.exited) this.worker.postMessage({ t: 'close' } satisfies ToRecordThread);
-      else resolve({ t: 'closed', files: [], index: undefined, failure: { code: (this.failure as CrawlerError).code, message: (this.failure as CrawlerError).message } });
+      else {
+        const { code, message } = this.waiters.failure as CrawlerError;
+        resolve({ t: 'closed', files: [], index: undefined, failure: { code, message } });
+      }
     });
     this.worker.removeAllListeners('exit');
     await this.worker.terminate();
@@ -190,13 +188,4 @@ export class RecordThread {
     return job.seq;
   }
 
-  private wrote(seq: number): void {
-    this.waiters.doneThrough(seq);
-  }
-
-  /** The archive failed: nothing more is written, and every waiter is let go to see why. */
-  private stopped(err: CrawlerError): void {
-    this.failure ??= err;
-    this.waiters.release();
-  }
 }

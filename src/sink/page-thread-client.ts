@@ -55,8 +55,6 @@ export class PageThread {
   private sent = 0;
   private batch: PageJob[] = [];
   private timer: NodeJS.Timeout | undefined;
-  /** Why a page could not be written (the thread writes nothing after it). */
-  failure: CrawlerError | undefined;
 
   private constructor(dir: string, fsync: boolean) {
     const data: PageThreadData = { dir, fsync, ring: this.ring.shared };
@@ -79,12 +77,12 @@ export class PageThread {
           return;
         }
         thread.ring.release(m.ringEnd);
-        if (m.failure !== undefined) thread.stopped(new CrawlerError(m.failure.code as ErrorCode, m.failure.message));
+        if (m.failure !== undefined) thread.waiters.fail(new CrawlerError(m.failure.code as ErrorCode, m.failure.message));
         thread.waiters.doneThrough(m.seq);
       });
       const stop = (why: string): void => {
         const err = new CrawlerError('ERR_WRITE', `the page files' thread stopped: ${why}`);
-        if (started) thread.stopped(err);
+        if (started) thread.waiters.fail(err);
         else reject(err);
       };
       worker.on('error', (err) => stop(err.message));
@@ -120,13 +118,15 @@ export class PageThread {
     return this.waiters.done;
   }
 
-  /** Resolves once page `seq` (default: the last queued) and every one before it are written; rejects with the failure when one was not. */
+  /** Why a page could not be written (the thread writes nothing after it). */
+  get failure(): CrawlerError | undefined {
+    return this.waiters.failure;
+  }
+
+  /** Resolves once page `seq` (default: the last queued) and every one before it are written; rejects with the failure once a page was not. */
   async written(seq = this.seq): Promise<void> {
-    if (this.failure === undefined && seq > this.done) {
-      if (seq > this.sent) this.send();
-      await this.waiters.wait(seq);
-    }
-    if (this.failure !== undefined) throw this.failure;
+    if (seq > this.done && seq > this.sent) this.send();
+    await this.waiters.wait(seq);
   }
 
   /** Writes what is queued and stops the thread; rejects with the failure when a page was not written. */
@@ -147,10 +147,5 @@ export class PageThread {
     this.batch = [];
     this.sent = this.seq;
     if (this.failure === undefined) this.worker.postMessage(message);
-  }
-
-  private stopped(err: CrawlerError): void {
-    this.failure ??= err;
-    this.waiters.release();
   }
 }

@@ -1,10 +1,12 @@
 /**
  * SeqWaiters (src/thread/seq-waiters.ts): who waits for which numbered job
- * of a thread. A wait resolves once every job up to its number is done (or
- * all waits are released); the thread is held only while someone waits.
+ * of a thread. A wait resolves once every job up to its number is done, and
+ * rejects once the jobs have failed; the thread is held only while someone
+ * waits.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { CrawlerError } from '../../src/errors.js';
 import { SeqWaiters } from '../../src/thread/seq-waiters.js';
 
 /** True when `p` has settled by the time pending microtasks have run. */
@@ -44,14 +46,19 @@ test('a wait for a job already done resolves at once and holds nothing; done nev
   assert.deepEqual(holds, []);
 });
 
-test('release lets every waiter go without marking anything done', async () => {
+test('fail lets every waiter go with the failure, and every later wait rejects with it, without marking anything done', async () => {
   const holds: boolean[] = [];
   const w = new SeqWaiters((held) => holds.push(held));
   const a = w.wait(10);
   const b = w.wait(20);
-  w.release();
-  assert.equal(await settled(a), true);
-  assert.equal(await settled(b), true);
+  const full = new CrawlerError('ERR_WRITE', 'cannot write x: ENOSPC');
+  w.fail(full);
+  w.fail(new CrawlerError('ERR_WRITE', 'a later one'));
+  await assert.rejects(a, (err) => err === full);
+  await assert.rejects(b, (err) => err === full);
   assert.equal(w.done, 0, 'nothing marked done');
   assert.deepEqual(holds, [true, false]);
+  assert.equal(w.failure, full, 'the first failure is kept');
+  await assert.rejects(w.wait(0), (err) => err === full, 'even a job already done: nothing after the failure counts');
+  assert.deepEqual(holds, [true, false], 'a rejected wait holds nothing');
 });
