@@ -63,7 +63,7 @@ describe('TsePageDirectory: the page files thread', () => {
       saved += THREAD_WINDOW;
       return pages.threaded();
     };
-    // Slow, then fast, twice: never more than 2 of the last 5 slow.
+    // One slow window in every three: never more than 2 of the last 5 slow.
     for (const slow of [true, false, false, true, false, false, true, false, false, false]) assert.equal(await window(slow), false, `window ${windows.length}`);
     // Two slow in a row, then the third: the majority of the last 5.
     assert.equal(await window(true), false);
