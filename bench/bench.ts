@@ -4,6 +4,9 @@
  *
  *   crawl       our crawler vs GNU wget on a generated site (default 10,000
  *               pages), alternating rounds, every saved page checked
+ *   small       the same on a 2,000-page site (--quick: 500), ours, wget and
+ *               wget2 only, at least 5 rounds: where start-up and a cold
+ *               hot path weigh more
  *   ceiling     the server's one-connection ceiling (own node:net loop, and
  *               wrk when installed); our pages/s as a fraction of it
  *   extract     link extraction alone on the generated pages, MB/s
@@ -49,7 +52,7 @@ import { formatStartup, startupSection, startupVariants } from './startup-bench.
 import { freePort, startSiteServer, type SiteServer } from './servers.js';
 import { generateSite, type Site } from './site.js';
 
-const SECTIONS = ['crawl', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale', 'profile'] as const;
+const SECTIONS = ['crawl', 'small', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale', 'profile'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Options {
@@ -118,11 +121,17 @@ function parseOptions(argv: string[]): Options {
 
 function sectionsOf(o: Options): Section[] {
   if (o.only !== undefined) return o.only.includes('profile') && o.profile === undefined ? (o.profile = '/tmp/prof', o.only) : o.only;
-  const base: Section[] = ['crawl', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale'];
+  const base: Section[] = ['crawl', 'small', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale'];
   return o.profile !== undefined ? [...base, 'profile'] : base;
 }
 
 const log = (s: string): void => console.log(s);
+
+/** The small crawl: issue 16's second size (ours at least 1.2x wget), where start-up and a cold hot path weigh more. */
+const SMALL_PAGES = 2000;
+/** A 2,000-page crawl takes about a second, so its ratios swing more: more rounds than the big one. */
+const SMALL_MIN_ROUNDS = 5;
+const SMALL_CRAWLERS = ['ours', 'wget', 'wget2'];
 
 /** True when `dir` is on a tmpfs (its /proc/mounts entry). */
 function isTmpfs(dir: string): boolean {
@@ -220,13 +229,19 @@ async function main(): Promise<void> {
       results.meta.server = server.description;
       log(`server: ${server.description} on 127.0.0.1:${port}${server.kind === 'node' && !o.nodeServer ? ' (nginx not installed: apt-get install -y nginx)' : ''}`);
     }
-    if (sections.includes('crawl') && site !== undefined) {
-      const filesystems: CrawlFs[] = [];
-      if (o.fs.includes('disk')) filesystems.push({ name: 'disk', dir: work, removeAfter: false });
-      if (shm !== undefined) filesystems.push({ name: 'tmpfs', dir: shm, removeAfter: true });
+    // Where a crawl section's page files go: a directory of its own on each file system asked for.
+    const filesystemsFor = (name: string): CrawlFs[] => {
+      const list: CrawlFs[] = [];
+      if (o.fs.includes('disk')) list.push({ name: 'disk', dir: join(work, name), removeAfter: false });
+      if (shm !== undefined) list.push({ name: 'tmpfs', dir: join(shm, name), removeAfter: true });
       else if (o.fs.includes('tmpfs')) log('  /dev/shm is not a tmpfs here: the tmpfs runs are skipped');
+      for (const f of list) mkdirSync(f.dir, { recursive: true });
+      return list;
+    };
+    if (sections.includes('crawl') && site !== undefined) {
+      const filesystems = filesystemsFor('crawl');
       log(`\n[crawl] ${o.rounds} round(s) on ${filesystems.map((f) => `${f.name} (${f.dir})`).join(' and ')}, depth ${site.maxDepth}`);
-      results.crawl = await crawlSection(site, filesystems, repo, o.rounds, log, o.quick ? 20 : undefined);
+      results.crawl = await crawlSection(site, filesystems, repo, o.rounds, log, o.quick ? { httrackSeconds: 20 } : {});
       for (const f of results.crawl.filesystems) {
         const ours = f.tools[0]!;
         if (!ours.ok) results.problems.push(`ours (${f.fs}) did not save exactly the ${results.crawl.expectedPages} expected pages (see the round lines)`);
@@ -272,6 +287,21 @@ async function main(): Promise<void> {
       rmSync(pageDir, { recursive: true, force: true });
     }
     if (server !== undefined) {
+      await server.stop();
+      server = undefined;
+    }
+    if (sections.includes('small')) {
+      const pages = o.quick ? 500 : SMALL_PAGES;
+      const rounds = Math.max(o.quick ? 1 : SMALL_MIN_ROUNDS, o.rounds);
+      const port = await freePort();
+      const small = generateSite(join(work, 'site-small'), { pages, origin: `http://127.0.0.1:${port}` });
+      server = await startSiteServer(small.root, join(work, 'server-small'), port, o.nodeServer);
+      const filesystems = filesystemsFor('small');
+      log(`\n[small] a ${pages}-page site (${small.expected.size} URLs to save), ${rounds} round(s) on ${filesystems.map((f) => f.name).join(' and ')}, ours, wget and wget2 only`);
+      results.small = await crawlSection(small, filesystems, repo, rounds, log, { only: SMALL_CRAWLERS });
+      for (const f of results.small.filesystems) {
+        if (!f.tools[0]!.ok) results.problems.push(`ours (small, ${f.fs}) did not save exactly the ${results.small.expectedPages} expected pages (see the round lines)`);
+      }
       await server.stop();
       server = undefined;
     }

@@ -146,9 +146,17 @@ export function peerRatio(ours: ToolResult, peer: ToolResult): PeerRatio {
   };
 }
 
-/** Runs the crawl comparison: `rounds` rounds of every available crawler on every file system. */
-export async function crawlSection(site: Site, filesystems: CrawlFs[], repo: string, rounds: number, log: (s: string) => void, httrackSeconds?: number): Promise<CrawlSection> {
-  const peers = crawlPeers(site, repo, httrackSeconds);
+/** Which crawlers run: all of them (the default), or only those named in `only` (ours is always first). */
+export interface CrawlChoice {
+  httrackSeconds?: number;
+  only?: readonly string[];
+}
+
+/** Runs the crawl comparison: `rounds` rounds of every available crawler (or those chosen) on every file system. */
+export async function crawlSection(site: Site, filesystems: CrawlFs[], repo: string, rounds: number, log: (s: string) => void, choice: CrawlChoice = {}): Promise<CrawlSection> {
+  const only = choice.only;
+  const peers = crawlPeers(site, repo, choice.httrackSeconds).filter((p) => only === undefined || only.includes(p.name));
+  if (peers[0]?.layout !== 'ours') throw new Error('the crawl section compares against ours: "ours" must be among the crawlers chosen');
   const expected = site.expected.size;
   for (const p of peers) if (!p.available) log(`  ${p.name}: ${p.note}`);
   const runs = new Map<string, CrawlRun[]>();

@@ -45,6 +45,8 @@ export interface Results {
   };
   site?: SiteSummary;
   crawl?: CrawlSection;
+  /** The same comparison on a 2,000-page site (ours, wget, wget2). */
+  small?: CrawlSection;
   ceiling?: {
     results: CeilingResult[];
     /** The ceiling the fraction uses: wrk when installed, else our loop. */
@@ -70,6 +72,34 @@ function table(rows: string[][]): string {
   return rows.map((r) => '  ' + r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')).join('\n');
 }
 
+/** Issue 16's target for the small crawl: ours / wget, pages/s. */
+export const SMALL_TARGET = 1.2;
+
+/** One crawl section's tables (one per file system), ratios under each. */
+function formatCrawl(c: CrawlSection, title: string): string[] {
+  const out: string[] = [];
+  for (const fsr of c.filesystems) {
+    const row = (t: ToolResult): string[] =>
+      t.available
+        ? [t.tool, `${t.pages}/${c.expectedPages}`, f(t.medianWallSeconds, 2), f(t.pagesPerSecond, 0), f(t.medianCpuSeconds, 2), f(t.cpuMicrosPerPage, 0), f(t.peakRssMiB, 0), `${t.runs.length}`, t.ok ? 'ok' : t.tool.startsWith('ours') ? 'MISMATCH' : 'incomplete']
+        : [t.tool, '-', '-', '-', '-', '-', '-', '-', t.note ?? 'not run'];
+    const rows = [[`${title}, pages on ${fsr.fs}`, 'pages', 'wall s', 'pages/s', 'CPU s', 'CPU us/page', 'peak RSS MiB', 'runs', 'check'], ...fsr.tools.map(row)];
+    for (const x of fsr.ratios) {
+      rows.push([`ours / ${x.peer}`, '', '', `${f(x.pagesPerSecondPaired, 2)}x (${f(x.pagesPerSecond, 2)}x)`, '', `${f(x.cpuPerPage, 2)}x`, `${f(x.peakRss, 2)}x`, '', '']);
+    }
+    for (const x of fsr.variantRatios) {
+      // peerRatio(variant, ours): pagesPerSecond* are variant / ours; the cost is 1 - that.
+      const change = x.pagesPerSecondPaired - 1;
+      rows.push([`${x.peer} / ours`, '', '', `${f(x.pagesPerSecondPaired, 2)}x (${f(x.pagesPerSecond, 2)}x)`, '', `${f(x.cpuPerPage, 2)}x`, `${f(x.peakRss, 2)}x`, '', `${f(Math.abs(change) * 100, 0)} % ${change < 0 ? 'slower' : 'faster'}`]);
+    }
+    out.push('', table(rows));
+  }
+  out.push(`  (medians of ${c.rounds} rounds; pages/s = expected pages saved / wall; ours / peer pages/s = median of the per-round ratios (paired), in brackets the ratio of the medians; CPU = user+sys of the child; peak RSS = max over rounds)`);
+  const incomplete = c.filesystems.flatMap((x) => x.tools).filter((t) => t.available && !t.ok && KNOWN_MISSES[t.tool] !== undefined);
+  for (const name of new Set(incomplete.map((t) => t.tool))) out.push(`  ${name}: ${KNOWN_MISSES[name]}`);
+  return out;
+}
+
 /** The end-of-run table. */
 export function formatResults(r: Results): string {
   const out: string[] = [];
@@ -81,28 +111,8 @@ export function formatResults(r: Results): string {
     const s = r.site;
     out.push(`site: ${s.pages} pages, ${f(s.htmlMB)} MB HTML (avg ${f(s.avgPageKiB)} KiB), ${s.links} links, ${s.expectedUrls} URLs to save (${s.queryUrls} query variants), BFS depths ${s.depthHistogram.join('/')}`);
   }
-  if (r.crawl) {
-    const c = r.crawl;
-    for (const fsr of c.filesystems) {
-      const row = (t: ToolResult): string[] =>
-        t.available
-          ? [t.tool, `${t.pages}/${c.expectedPages}`, f(t.medianWallSeconds, 2), f(t.pagesPerSecond, 0), f(t.medianCpuSeconds, 2), f(t.cpuMicrosPerPage, 0), f(t.peakRssMiB, 0), `${t.runs.length}`, t.ok ? 'ok' : t.tool.startsWith('ours') ? 'MISMATCH' : 'incomplete']
-          : [t.tool, '-', '-', '-', '-', '-', '-', '-', t.note ?? 'not run'];
-      const rows = [[`crawl, depth 6, pages on ${fsr.fs}`, 'pages', 'wall s', 'pages/s', 'CPU s', 'CPU us/page', 'peak RSS MiB', 'runs', 'check'], ...fsr.tools.map(row)];
-      for (const x of fsr.ratios) {
-        rows.push([`ours / ${x.peer}`, '', '', `${f(x.pagesPerSecondPaired, 2)}x (${f(x.pagesPerSecond, 2)}x)`, '', `${f(x.cpuPerPage, 2)}x`, `${f(x.peakRss, 2)}x`, '', '']);
-      }
-      for (const x of fsr.variantRatios) {
-        // peerRatio(variant, ours): pagesPerSecond* are variant / ours; the cost is 1 - that.
-        const change = x.pagesPerSecondPaired - 1;
-        rows.push([`${x.peer} / ours`, '', '', `${f(x.pagesPerSecondPaired, 2)}x (${f(x.pagesPerSecond, 2)}x)`, '', `${f(x.cpuPerPage, 2)}x`, `${f(x.peakRss, 2)}x`, '', `${f(Math.abs(change) * 100, 0)} % ${change < 0 ? 'slower' : 'faster'}`]);
-      }
-      out.push('', table(rows));
-    }
-    out.push(`  (medians of ${c.rounds} rounds; pages/s = expected pages saved / wall; ours / peer pages/s = median of the per-round ratios (paired), in brackets the ratio of the medians; CPU = user+sys of the child; peak RSS = max over rounds)`);
-    const incomplete = c.filesystems.flatMap((x) => x.tools).filter((t) => t.available && !t.ok && KNOWN_MISSES[t.tool] !== undefined);
-    for (const name of new Set(incomplete.map((t) => t.tool))) out.push(`  ${name}: ${KNOWN_MISSES[name]}`);
-  }
+  if (r.crawl) out.push(...formatCrawl(r.crawl, 'crawl, depth 6'));
+  if (r.small) out.push(...formatCrawl(r.small, `small crawl, ${r.small.expectedPages} URLs`), `  target (issue 16): ours / wget at least ${SMALL_TARGET}x on this crawl (at least 2.0x on the 10,000-page one)`);
   if (r.ceiling) {
     const rows = [['server ceiling, 1 connection', 'requests/s', 'MB/s']];
     for (const x of r.ceiling.results) rows.push([x.client, f(x.requestsPerSecond, 0), f(x.megabytesPerSecond, 0)]);
