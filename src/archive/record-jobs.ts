@@ -19,9 +19,12 @@ export interface PackedExchange extends Omit<ExchangeInput, 'request' | 'respons
   ringAt: number;
   /** Where the ring may be given back up to once this job is done (0 for bytes of their own). */
   ringEnd: number;
+  /** Where the request and the response start in the piece (after padding: see alignedFor). */
+  requestAt: number;
   requestLength: number;
+  responseAt: number;
   responseLength: number;
-  /** Where the payload is in `bytes` (start, length), when there is one. */
+  /** Where the payload is in the piece (start, length), when there is one. */
   payload: [number, number] | undefined;
 }
 
@@ -50,33 +53,63 @@ export type FromRecordThread =
 /** What the thread is started with (workerData): the archive, and the ring the bytes come in. */
 export type RecordThreadData = RecordWriterOptions & { ring: SharedArrayBuffer };
 
+/**
+ * V8 copies into shared memory with relaxed atomic stores: a word at a time
+ * when source and destination have the same offset modulo 8, a byte at a
+ * time when they do not (measured for a 21 KB response: 0.8 us against 6 to
+ * 7 us). So each part goes where its offset in the ring matches its offset
+ * in its own buffer, at most 7 bytes of padding each.
+ */
+const WORD = 8;
+const PADDING = 3 * (WORD - 1);
+
+/** The first position at or after `at` (within a piece that starts at `base`) with the offset of `part` modulo 8. */
+function alignedFor(part: Uint8Array, base: number, at: number): number {
+  return at + ((part.byteOffset - base - at) & (WORD - 1));
+}
+
 /** Packs `x` into a place in `ring`, or a buffer of its own (for transfer): one copy of the bytes, the only one. */
 export function packExchange(x: ExchangeInput, ring: SendRing): PackedExchange {
-  const { request, response, payload, ...rest } = x;
+  const { request, response, payload } = x;
   // A payload inside the response's bytes travels as its place there.
   const inside =
     payload !== undefined && payload.buffer === response.buffer && payload.byteOffset >= response.byteOffset && payload.byteOffset + payload.length <= response.byteOffset + response.length;
   const apart = payload !== undefined && !inside ? payload.length : 0;
-  const total = request.length + response.length + apart;
-  const place = ring.reserve(total);
-  // Not zero-filled, and its ArrayBuffer its own (transferable): every byte is set below.
-  const bytes = place === undefined ? Buffer.allocUnsafeSlow(total) : ring.bytes.subarray(place.offset, place.offset + total);
-  bytes.set(request, 0);
-  bytes.set(response, request.length);
+  const place = ring.reserve(request.length + response.length + apart + PADDING);
+  const base = place?.offset ?? 0;
+  const requestAt = alignedFor(request, base, 0);
+  const responseAt = alignedFor(response, base, requestAt + request.length);
+  const payloadApartAt = payload !== undefined && !inside ? alignedFor(payload, base, responseAt + response.length) : responseAt + response.length;
+  const total = payloadApartAt + apart;
+  // Not zero-filled, and its ArrayBuffer its own (transferable): every byte read is set below.
+  const bytes = place === undefined ? Buffer.allocUnsafeSlow(total) : ring.bytes.subarray(base, base + total);
+  bytes.set(request, requestAt);
+  bytes.set(response, responseAt);
   let payloadAt: [number, number] | undefined;
   if (payload !== undefined) {
-    if (inside) payloadAt = [request.length + payload.byteOffset - response.byteOffset, payload.length];
+    if (inside) payloadAt = [responseAt + payload.byteOffset - response.byteOffset, payload.length];
     else {
-      bytes.set(payload, request.length + response.length);
-      payloadAt = [request.length + response.length, payload.length];
+      bytes.set(payload, payloadApartAt);
+      payloadAt = [payloadApartAt, payload.length];
     }
   }
+  // Every field named: an object rest and its spread cost some 10 us a page here (V8 copies them on its slow path).
   return {
-    ...rest,
+    uri: x.uri,
+    ip: x.ip,
+    date: x.date,
+    endDate: x.endDate,
+    requestId: x.requestId,
+    responseId: x.responseId,
+    truncated: x.truncated,
+    failure: x.failure,
+    durationMs: x.durationMs,
     bytes: place === undefined ? bytes : undefined,
-    ringAt: place?.offset ?? 0,
+    ringAt: base,
     ringEnd: place?.end ?? 0,
+    requestAt,
     requestLength: request.length,
+    responseAt,
     responseLength: response.length,
     payload: payloadAt,
   };
@@ -84,14 +117,22 @@ export function packExchange(x: ExchangeInput, ring: SendRing): PackedExchange {
 
 /** The exchange `packed` holds, its parts views of its bytes (in `ring`, or its own). */
 export function unpackExchange(packed: PackedExchange, ring: SharedArrayBuffer): ExchangeInput {
-  const { bytes, ringAt, ringEnd: _end, requestLength, responseLength, payload, ...rest } = packed;
+  const { bytes, payload } = packed;
   const base = bytes === undefined ? ring : bytes.buffer;
-  const at = bytes === undefined ? ringAt : bytes.byteOffset;
+  const at = bytes === undefined ? packed.ringAt : bytes.byteOffset;
   const view = (start: number, length: number): Buffer => Buffer.from(base, at + start, length);
   return {
-    ...rest,
-    request: view(0, requestLength),
-    response: view(requestLength, responseLength),
+    uri: packed.uri,
+    ip: packed.ip,
+    date: packed.date,
+    endDate: packed.endDate,
+    requestId: packed.requestId,
+    responseId: packed.responseId,
+    request: view(packed.requestAt, packed.requestLength),
+    response: view(packed.responseAt, packed.responseLength),
     payload: payload === undefined ? undefined : view(payload[0], payload[1]),
+    truncated: packed.truncated,
+    failure: packed.failure,
+    durationMs: packed.durationMs,
   };
 }
