@@ -297,7 +297,7 @@ async function main(): Promise<void> {
       const small = generateSite(join(work, 'site-small'), { pages, origin: `http://127.0.0.1:${port}` });
       server = await startSiteServer(small.root, join(work, 'server-small'), port, o.nodeServer);
       const filesystems = filesystemsFor('small');
-      log(`\n[small] a ${pages}-page site (${small.expected.size} URLs to save), ${rounds} round(s) on ${filesystems.map((f) => f.name).join(' and ')}, ours, wget and wget2 only`);
+      log(`\n[small] a ${pages}-page site (${small.expected.size} URLs to save), ${rounds} round(s) on ${filesystems.map((f) => f.name).join(' and ')}, only ${SMALL_CRAWLERS.join(', ')}`);
       results.small = await crawlSection(small, filesystems, repo, rounds, log, { only: SMALL_CRAWLERS });
       for (const f of results.small.filesystems) {
         if (!f.tools[0]!.ok) results.problems.push(`ours (small, ${f.fs}) did not save exactly the ${results.small.expectedPages} expected pages (see the round lines)`);
