@@ -121,11 +121,25 @@ function parseAuthority(authority: string, scheme: HttpScheme, url: string): Aut
   return { host, hostname, port };
 }
 
+/** An authority as a URL of its scheme uses it: parsed, with the origin and the start of the href made once. */
+interface SchemeAuthority extends Authority {
+  /** `scheme://host[:port]`, the host lower-cased (IPv6 in brackets), the port only when not the default. */
+  origin: string;
+  /** `scheme://host[:port]` as written in the link (the href's start). */
+  hrefStart: string;
+}
+
+function schemeAuthority(a: Authority, scheme: HttpScheme): SchemeAuthority {
+  const portPart = a.port === defaultPort(scheme) ? '' : `:${a.port}`;
+  const hostForKey = a.hostname.includes(':') ? `[${a.hostname}]` : a.hostname;
+  return { ...a, origin: `${scheme}://${hostForKey}${portPart}`, hrefStart: `${scheme}://${a.host}${portPart}` };
+}
+
 // Links on a page mostly share the page's authority: parse each one once.
-const authorityCache = new Map<string, Authority>();
+const authorityCache = new Map<string, SchemeAuthority>();
 const AUTHORITY_CACHE_SIZE = 1024;
 
-function cachedAuthority(authority: string, scheme: HttpScheme, url: string): Authority {
+function cachedAuthority(authority: string, scheme: HttpScheme, url: string): SchemeAuthority {
   let cacheKey = scheme === 'http' ? authority : `s:${authority}`;
   let a = authorityCache.get(cacheKey);
   if (a === undefined) {
@@ -135,7 +149,7 @@ function cachedAuthority(authority: string, scheme: HttpScheme, url: string): Au
     // A copy of its own (flattened from a concatenation) holds only itself.
     const own = ` ${authority}`.slice(1);
     cacheKey = scheme === 'http' ? own : `s:${own}`;
-    a = parseAuthority(own, scheme, url); // throws for an invalid one: never cached
+    a = schemeAuthority(parseAuthority(own, scheme, url), scheme); // throws for an invalid one: never cached
     if (authorityCache.size >= AUTHORITY_CACHE_SIZE) authorityCache.clear();
     authorityCache.set(cacheKey, a);
   }
@@ -171,19 +185,15 @@ function build(parts: UriParts, url: string, maxLength: number): HttpUrl {
   }
   if (parts.authority === undefined) throw new CrawlerError('ERR_INVALID_HOST', `no host in ${url}`, { url });
   const scheme: HttpScheme = schemeLower;
-  const { host, hostname, port } = cachedAuthority(parts.authority, scheme, url);
+  const { host, hostname, port, origin, hrefStart } = cachedAuthority(parts.authority, scheme, url);
   const pathWasEmpty = parts.path === '';
   const path = pathWasEmpty ? '/' : removeDotSegments(parts.path);
   const query = parts.query;
   const pathAndQuery = query === undefined ? path : `${path}?${query}`;
-  const hostForKey = hostname.includes(':') ? `[${hostname}]` : hostname;
   // The key carries the target as it is requested: "a b.html" and "a%20b.html"
   // are one resource, and a key never holds a space or a control character.
   const target = encodeTarget(pathAndQuery);
-  const origin = `${scheme}://${hostForKey}${port === defaultPort(scheme) ? '' : `:${port}`}`;
-  const portPart = port === defaultPort(scheme) ? '' : `:${port}`;
-  const href = `${scheme}://${host}${portPart}${pathAndQuery}`;
-  return { scheme, host, hostname, port, path, pathWasEmpty, query, pathAndQuery, target, origin, key: origin + target, href };
+  return { scheme, host, hostname, port, path, pathWasEmpty, query, pathAndQuery, target, origin, key: origin + target, href: hrefStart + pathAndQuery };
 }
 
 /** Parses an absolute http(s) URL. Throws CrawlerError naming what is wrong. */
