@@ -11,6 +11,24 @@
 /** Default size: room for about 350 pages of 22 KB in flight. */
 export const RING_BYTES = 8 * 1024 * 1024;
 
+/**
+ * V8 copies into shared memory with relaxed atomic stores: a word at a time
+ * when source and destination have the same offset modulo 8, a byte at a
+ * time when they do not (measured for a 21 KB response: 0.8 us against 6 to
+ * 7 us). So each part goes where its offset in the ring matches its offset
+ * in its own buffer: at most ALIGN_SLACK bytes of padding each.
+ */
+const WORD = 8;
+export const ALIGN_SLACK = WORD - 1;
+
+/**
+ * The first position at or after `at`, within a piece that starts at `base`
+ * in the ring, where `part` is copied a word at a time (same offset modulo 8).
+ */
+export function alignedFor(part: Uint8Array, base: number, at: number): number {
+  return at + ((part.byteOffset - base - at) & (WORD - 1));
+}
+
 export class SendRing {
   readonly shared: SharedArrayBuffer;
   readonly bytes: Uint8Array;

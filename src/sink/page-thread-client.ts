@@ -11,7 +11,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { CrawlerError, type ErrorCode } from '../errors.js';
-import { SendRing } from '../archive/send-ring.js';
+import { ALIGN_SLACK, SendRing, alignedFor } from '../archive/send-ring.js';
 import { SeqWaiters } from '../thread/seq-waiters.js';
 import { threadFile } from '../thread/thread-file.js';
 
@@ -99,12 +99,14 @@ export class PageThread {
     if (this.failure !== undefined) return 0;
     const headLength = Buffer.byteLength(head);
     const length = headLength + body.length;
-    const place = this.ring.reserve(length);
+    const place = this.ring.reserve(length + ALIGN_SLACK);
     if (place === undefined) return 0;
     const bytes = this.ring.bytes;
-    Buffer.from(bytes.buffer, place.offset, headLength).write(head, 'utf8');
-    bytes.set(body, place.offset + headLength);
-    this.batch.push({ seq: ++this.seq, name, at: place.offset, length, ringEnd: place.end });
+    // The file is one piece, head then body: it starts where the body's copy is word by word.
+    const at = place.offset + alignedFor(body, place.offset, headLength) - headLength;
+    Buffer.from(bytes.buffer, at, headLength).write(head, 'utf8');
+    bytes.set(body, at + headLength);
+    this.batch.push({ seq: ++this.seq, name, at, length, ringEnd: place.end });
     if (this.batch.length >= BATCH_PAGES) this.send();
     else if (this.timer === undefined) {
       this.timer = setTimeout(() => this.send(), BATCH_MS);
