@@ -24,7 +24,7 @@
  *   caches made without it, which the flag would make V8 reject.
  *
  * Once the bundle has loaded, V8's interrupt budget is lowered so that the
- * hot path is optimised sooner (tierEarly, below); the cache is made under
+ * hot path is optimised sooner (early-tiering.ts); the cache is made under
  * the default budget, so the flag hash it carries is the one the next run
  * compiles under.
  *
@@ -38,6 +38,7 @@ import { dirname } from 'node:path';
 import { debuglog } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
+import { tierEarly, withDefaultTiering } from './early-tiering.js';
 
 const MAGIC = 'polite-crawler code cache 1';
 const debug = debuglog('code-cache');
@@ -104,45 +105,6 @@ function withChecksums<T>(step: () => T): T {
     return step();
   } finally {
     setFlagsFromString('--no-verify-snapshot-checksum');
-  }
-}
-
-/**
- * V8's interrupt budget (the bytecode a function runs before V8 considers
- * optimising it): a quarter of V8 11.3's default (67,584), set once the
- * bundle has loaded, so that a crawl's hot path is optimised after fewer
- * pages. Measured on a 2,000-page crawl: 1.12x pages/s (paired, 12 rounds);
- * on 10,000 pages and on start-up, no change (bench/README.md, Start-up).
- * Set only on the V8 it was measured on, whose default is known, and not
- * when node's own command line or NODE_OPTIONS gives a budget. Any flag
- * changes V8's flag hash, which a code cache must match to be accepted:
- * the bundle is compiled before the budget is set, and a cache is made
- * with it set back to the default (withDefaultTiering), which restores the
- * hash. Node's built-in modules loaded later (zlib, crypto, worker_threads
- * for --warc and the page files' thread) compile without their caches, a
- * few ms, against some 100 ms saved on 2,000 pages.
- */
-const TIERING_V8 = '11.3.';
-const BUDGET_DEFAULT = '--interrupt-budget=67584';
-const BUDGET_EARLY = '--interrupt-budget=16384';
-let earlyBudget = false;
-
-/** Sets the early budget, on V8 11.3 when no budget was given to node. */
-function tierEarly(): void {
-  const given = [...process.execArgv, process.env['NODE_OPTIONS'] ?? ''].some((a) => a.includes('interrupt-budget'));
-  if (given || !process.versions.v8.startsWith(TIERING_V8)) return;
-  setFlagsFromString(BUDGET_EARLY);
-  earlyBudget = true;
-}
-
-/** Runs `step` under V8's default budget (what code caches are made and checked against). */
-function withDefaultTiering<T>(step: () => T): T {
-  if (!earlyBudget) return step();
-  setFlagsFromString(BUDGET_DEFAULT);
-  try {
-    return step();
-  } finally {
-    setFlagsFromString(BUDGET_EARLY);
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Early tiering (src/cli/launch.ts): once a bin's bundle has loaded, V8's
+ * Early tiering (src/cli/early-tiering.ts): once a bin's bundle has loaded, V8's
  * interrupt budget is a quarter of its default, so the crawl's hot
  * functions are optimised after fewer pages. Each run has a preload that,
  * at exit, calls a small function until V8 decides to optimise it (V8's
@@ -20,7 +20,7 @@ import { useTempDirs } from '../helpers/temp-dirs.js';
 const dirs = useTempDirs('early-tiering-');
 const BIN = join(PROJECT_ROOT, 'dist', 'bin');
 const built = existsSync(join(BIN, 'crawler.cjs')) && existsSync(join(BIN, 'keyword-hunter.cjs'));
-/** The V8 the budget was measured on (launch.ts sets it on no other). */
+/** The V8 the budget was measured on (early-tiering.ts sets it on no other). */
 const measuredV8 = process.versions.v8.startsWith('11.3.');
 
 // V8's OptimizationStatus bits: optimised, TurboFan code, marked for optimisation
