@@ -12,7 +12,7 @@ import { setFlagsFromString } from 'node:v8';
  * pages. Measured on a 2,000-page crawl: 1.12x pages/s (paired, 12 rounds);
  * on 10,000 pages and on start-up, no change (bench/README.md, Start-up).
  * Set only on the V8 it was measured on, whose default is known, and not
- * when node's own command line or NODE_OPTIONS gives a budget. Any flag
+ * when node's command line gives a budget. Any flag
  * changes V8's flag hash, which a code cache must match to be accepted:
  * the bundle is compiled before the budget is set, and a cache is made
  * with it set back to the default (withDefaultTiering), which restores the
@@ -27,7 +27,8 @@ let earlyBudget = false;
 
 /** Sets the early budget, on V8 11.3 when no budget was given to node. */
 export function tierEarly(): void {
-  const given = [...process.execArgv, process.env['NODE_OPTIONS'] ?? ''].some((a) => a.includes('interrupt-budget'));
+  // Only node's command line can give one: node refuses --interrupt-budget in NODE_OPTIONS.
+  const given = process.execArgv.some((a) => a.includes('interrupt-budget'));
   if (given || !process.versions.v8.startsWith(TIERING_V8)) return;
   setFlagsFromString(BUDGET_EARLY);
   earlyBudget = true;
