@@ -19,7 +19,7 @@
  *               1 and 100 hosts) beside the private crawl, and the shared
  *               SQLite store with 1,000,000 URLs known; with 100 ms latency
  *               on 20 hosts, 1, 2, 4, 8 workers against the speed-up
- *               targets (scale-bench.ts)
+ *               targets, --rounds rounds of them (scale-bench.ts)
  *   profile     (only when asked) ./crawler under node --cpu-prof on the site
  *
  * Options: --pages N, --rounds N, --quick (1,000 pages, 1 round, shorter
@@ -353,7 +353,7 @@ async function main(): Promise<void> {
     if (sections.includes('scale')) {
       const pages = o.quick ? 500 : 2000;
       log(`\n[scale] crawler workers sharing one PostgreSQL frontier, ${pages} pages, delay 0; then with 100 ms latency on 20 hosts`);
-      results.scale = await scaleSection({ pages, quick: o.quick, log });
+      results.scale = await scaleSection({ pages, quick: o.quick, rounds: o.rounds, log });
       results.problems.push(...scaleProblems(results.scale));
     }
   } finally {

@@ -9,11 +9,12 @@
  * created per run), or a throwaway cluster started by scripts/pg-cluster.js
  * (as the tests do). Without either the PostgreSQL rows are skipped with the
  * reason. Also runs alone: `node dist/bench/scale-bench.js [--quick]
- * [--latency | --no-latency]`.
+ * [--latency | --no-latency] [--rounds N]`.
  *
  * With latency (issue 16): every answer 100 ms late, 20 hosts, 1,600 pages,
  * 1, 2, 4 and 8 PostgreSQL workers and the private crawl at --concurrency
- * 16; the speed-up of 4 and 8 workers over one against its target.
+ * 16; the speed-up of 4 and 8 workers over one against its target, the
+ * median of the rounds' (the bench's --rounds, default 3).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { measureFrontierMemory } from '../scripts/measure-memory.js';
+import { median, medianPairedRatio } from './stats.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -169,9 +171,11 @@ export interface LatencyResults {
   pages: number;
   hosts: number;
   latencyMs: number;
-  /** The PostgreSQL rows (1, 2, 4, 8 workers) and the private crawl at --concurrency 16 (`concurrency` set). */
-  rows: Array<ScaleRow & { concurrency?: number }>;
-  /** Each PostgreSQL row's pages/s over one worker's, by workers. */
+  /** Rounds run: each row's figures are medians over them. */
+  rounds: number;
+  /** The PostgreSQL rows (1, 2, 4, 8 workers) and the private crawl at --concurrency 16 (`concurrency` set), with each round's seconds. */
+  rows: Array<ScaleRow & { concurrency?: number; roundSeconds?: number[] }>;
+  /** Each PostgreSQL row's pages/s over one worker's, by workers: the median of the rounds' ratios. */
   speedUps: Record<string, number>;
   targets: SpeedUpTarget[];
 }
@@ -182,6 +186,8 @@ export interface ScaleOptions {
   log: (line: string) => void;
   /** Which parts run (default both): the no-latency rows with the SQLite store, the latency rows. */
   parts?: ReadonlyArray<'plain' | 'latency'>;
+  /** Rounds of the latency rows (default 1). */
+  rounds?: number;
 }
 
 export async function scaleSection(options: ScaleOptions): Promise<ScaleResults> {
@@ -215,7 +221,7 @@ export async function scaleSection(options: ScaleOptions): Promise<ScaleResults>
         }
       }
     }
-    if (parts.includes('latency')) results.latency = await latencyRows('url' in server ? server.url : undefined, log);
+    if (parts.includes('latency')) results.latency = await latencyRows('url' in server ? server.url : undefined, options.rounds ?? 1, log);
   } finally {
     if ('url' in server) server.stop();
   }
@@ -238,37 +244,78 @@ function crawlArgs(origins: readonly string[]): { seed: string; common: string[]
   return { seed: `${origins[0]}/p/0.html`, common: ['--delay', '0', '--quiet', '--ignore-robots', '--depth-limit', '20', ...scope] };
 }
 
+/** What one row did in each round of the latency part: pages saved and wall seconds, by round. */
+export interface RoundRuns {
+  pages: number[];
+  seconds: number[];
+}
+
+/**
+ * A row from its rounds: the median seconds, the fewest pages any round
+ * saved (so a short round shows as missing pages), and the median of the
+ * rounds' pages/s.
+ */
+export function rowOfRounds(frontier: ScaleRow['frontier'], hosts: number, workers: number, runs: RoundRuns): ScaleRow & { roundSeconds: number[] } {
+  const rates = runs.pages.map((p, k) => p / (runs.seconds[k] as number));
+  return {
+    frontier,
+    hosts,
+    workers,
+    pages: Math.min(...runs.pages),
+    seconds: Number(median(runs.seconds).toFixed(2)),
+    pagesPerSecond: Math.round(median(rates)),
+    roundSeconds: runs.seconds.map((x) => Number(x.toFixed(2))),
+  };
+}
+
+/** Each worker count's speed-up over one worker: the median of its rounds' pages/s over one worker's in the same round. */
+export function speedUpsOf(byWorkers: ReadonlyMap<number, RoundRuns>): Record<string, number> {
+  const rates = (r: RoundRuns): number[] => r.pages.map((p, k) => p / (r.seconds[k] as number));
+  const one = byWorkers.get(1);
+  const out: Record<string, number> = {};
+  if (one === undefined) return out;
+  for (const [workers, runs] of byWorkers) out[String(workers)] = Number(medianPairedRatio(rates(runs), rates(one)).toFixed(2));
+  return out;
+}
+
 /**
  * The latency rows: the private crawl at --concurrency 16, then 1, 2, 4 and
  * 8 PostgreSQL workers (default --concurrency), on a site whose every answer
  * is LATENCY.latencyMs late; the seed links 4 pages of every host, so the
- * frontier is wide after one page. Without PostgreSQL only the private row.
+ * frontier is wide after one page. Each row runs once a round; rows and
+ * speed-ups are medians over the rounds (the speed-ups paired by round).
+ * Without PostgreSQL only the private row.
  */
-async function latencyRows(pgUrl: string | undefined, log: (line: string) => void): Promise<LatencyResults> {
+async function latencyRows(pgUrl: string | undefined, rounds: number, log: (line: string) => void): Promise<LatencyResults> {
   const { pages, hosts, latencyMs, privateConcurrency } = LATENCY;
-  const out: LatencyResults = { pages, hosts, latencyMs, rows: [], speedUps: {}, targets: [] };
+  const out: LatencyResults = { pages, hosts, latencyMs, rounds, rows: [], speedUps: {}, targets: [] };
   const site = await startScaleSite({ pages, hosts, latencyMs, seedLinks: 4 * hosts });
   const { seed, common } = crawlArgs(site.origins);
   const what = `${hosts} hosts, ${latencyMs} ms latency`;
+  const own: RoundRuns = { pages: [], seconds: [] };
+  const byWorkers = new Map<number, RoundRuns>();
+  const keep = (runs: RoundRuns, r: { pages: number; seconds: number }): void => void (runs.pages.push(r.pages), runs.seconds.push(r.seconds));
   try {
-    const own = await runWorkers(1, (dir) => ['--concurrency', String(privateConcurrency), ...common, seed, dir, '20']);
-    out.rows.push({ ...row('private', hosts, 1, own), concurrency: privateConcurrency });
-    log(`  scale: private crawl --concurrency ${privateConcurrency}, ${what}: ${own.pages} pages in ${own.seconds.toFixed(2)} s`);
-    if (pgUrl !== undefined) {
+    for (let round = 1; round <= rounds; round++) {
+      const tag = rounds > 1 ? ` (round ${round} of ${rounds})` : '';
+      const r = await runWorkers(1, (dir) => ['--concurrency', String(privateConcurrency), ...common, seed, dir, '20']);
+      keep(own, r);
+      log(`  scale: private crawl --concurrency ${privateConcurrency}, ${what}: ${r.pages} pages in ${r.seconds.toFixed(2)} s${tag}`);
+      if (pgUrl === undefined) continue;
       for (const workers of LATENCY.workers) {
         const db = await freshDatabase(pgUrl, `pc_bench_latency_${workers}`);
-        const r = await runWorkers(workers, (dir) => ['--frontier', db, ...common, seed, dir, '20']);
-        out.rows.push(row('postgresql', hosts, workers, r));
-        log(`  scale: PostgreSQL, ${what}, ${workers} worker(s): ${r.pages} pages in ${r.seconds.toFixed(2)} s`);
+        const w = await runWorkers(workers, (dir) => ['--frontier', db, ...common, seed, dir, '20']);
+        if (!byWorkers.has(workers)) byWorkers.set(workers, { pages: [], seconds: [] });
+        keep(byWorkers.get(workers) as RoundRuns, w);
+        log(`  scale: PostgreSQL, ${what}, ${workers} worker(s): ${w.pages} pages in ${w.seconds.toFixed(2)} s${tag}`);
       }
     }
   } finally {
     await site.close();
   }
-  const pgRows = out.rows.filter((x) => x.frontier === 'postgresql');
-  const one = pgRows.find((x) => x.workers === 1);
-  // From pages and seconds, not the rounded pages/s.
-  for (const x of pgRows) if (one !== undefined) out.speedUps[String(x.workers)] = Number((x.pages / x.seconds / (one.pages / one.seconds)).toFixed(2));
+  out.rows.push({ ...rowOfRounds('private', hosts, 1, own), concurrency: privateConcurrency });
+  for (const [workers, runs] of byWorkers) out.rows.push(rowOfRounds('postgresql', hosts, workers, runs));
+  out.speedUps = speedUpsOf(byWorkers);
   out.targets = LATENCY.targets.map(({ workers, least: target }) => {
     const speedUp = out.speedUps[String(workers)];
     return { workers, target, speedUp, met: speedUp !== undefined && speedUp >= target };
@@ -310,7 +357,8 @@ export function formatScale(r: ScaleResults): string[] {
   const l = r.latency;
   if (l !== undefined) {
     if (lines.length > 0) lines.push('');
-    lines.push(`Scale with latency: ${l.pages.toLocaleString('en-US')} pages on ${l.hosts} hosts, every answer ${l.latencyMs} ms late, delay 0`, `${header}  vs 1 worker`);
+    const medians = l.rounds > 1 ? `; medians of ${l.rounds} rounds, speed-ups paired by round` : '';
+    lines.push(`Scale with latency: ${l.pages.toLocaleString('en-US')} pages on ${l.hosts} hosts, every answer ${l.latencyMs} ms late, delay 0${medians}`, `${header}  vs 1 worker`);
     for (const x of l.rows) {
       const speedUp = l.speedUps[String(x.workers)];
       lines.push(x.frontier === 'private' ? tableRow(x, `private/c${x.concurrency ?? ''}`) : tableRow(x, x.frontier, speedUp === undefined ? '' : `${speedUp.toFixed(2).padStart(10)}x`));
@@ -322,9 +370,15 @@ export function formatScale(r: ScaleResults): string[] {
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
   const quick = process.argv.includes('--quick');
+  const at = process.argv.indexOf('--rounds');
+  const rounds = at > 0 ? Number(process.argv[at + 1]) : 1;
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    console.error('scale-bench: --rounds takes a whole number of at least 1');
+    process.exit(2);
+  }
   // --latency: only the rows with latency; --no-latency: only the others.
   const parts = process.argv.includes('--latency') ? (['latency'] as const) : process.argv.includes('--no-latency') ? (['plain'] as const) : undefined;
-  scaleSection({ pages: quick ? 500 : 2000, quick, log: (l) => process.stderr.write(`${l}\n`), ...(parts === undefined ? {} : { parts }) }).then(
+  scaleSection({ pages: quick ? 500 : 2000, quick, rounds, log: (l) => process.stderr.write(`${l}\n`), ...(parts === undefined ? {} : { parts }) }).then(
     (r) => console.log(formatScale(r).join('\n')),
     (err: unknown) => {
       console.error(`scale-bench: ${String(err)}`);
