@@ -250,31 +250,32 @@ export interface RoundRuns {
   seconds: number[];
 }
 
+/** Each round's pages/s. */
+const ratesOf = (runs: RoundRuns): number[] => runs.pages.map((p, k) => p / (runs.seconds[k] as number));
+
 /**
  * A row from its rounds: the median seconds, the fewest pages any round
  * saved (so a short round shows as missing pages), and the median of the
  * rounds' pages/s.
  */
 export function rowOfRounds(frontier: ScaleRow['frontier'], hosts: number, workers: number, runs: RoundRuns): ScaleRow & { roundSeconds: number[] } {
-  const rates = runs.pages.map((p, k) => p / (runs.seconds[k] as number));
   return {
     frontier,
     hosts,
     workers,
     pages: Math.min(...runs.pages),
     seconds: Number(median(runs.seconds).toFixed(2)),
-    pagesPerSecond: Math.round(median(rates)),
+    pagesPerSecond: Math.round(median(ratesOf(runs))),
     roundSeconds: runs.seconds.map((x) => Number(x.toFixed(2))),
   };
 }
 
 /** Each worker count's speed-up over one worker: the median of its rounds' pages/s over one worker's in the same round. */
 export function speedUpsOf(byWorkers: ReadonlyMap<number, RoundRuns>): Record<string, number> {
-  const rates = (r: RoundRuns): number[] => r.pages.map((p, k) => p / (r.seconds[k] as number));
   const one = byWorkers.get(1);
   const out: Record<string, number> = {};
   if (one === undefined) return out;
-  for (const [workers, runs] of byWorkers) out[String(workers)] = Number(medianPairedRatio(rates(runs), rates(one)).toFixed(2));
+  for (const [workers, runs] of byWorkers) out[String(workers)] = Number(medianPairedRatio(ratesOf(runs), ratesOf(one)).toFixed(2));
   return out;
 }
 
@@ -294,7 +295,10 @@ async function latencyRows(pgUrl: string | undefined, rounds: number, log: (line
   const what = `${hosts} hosts, ${latencyMs} ms latency`;
   const own: RoundRuns = { pages: [], seconds: [] };
   const byWorkers = new Map<number, RoundRuns>();
-  const keep = (runs: RoundRuns, r: { pages: number; seconds: number }): void => void (runs.pages.push(r.pages), runs.seconds.push(r.seconds));
+  const keep = (runs: RoundRuns, r: { pages: number; seconds: number }): void => {
+    runs.pages.push(r.pages);
+    runs.seconds.push(r.seconds);
+  };
   try {
     for (let round = 1; round <= rounds; round++) {
       const tag = rounds > 1 ? ` (round ${round} of ${rounds})` : '';
@@ -305,8 +309,9 @@ async function latencyRows(pgUrl: string | undefined, rounds: number, log: (line
       for (const workers of LATENCY.workers) {
         const db = await freshDatabase(pgUrl, `pc_bench_latency_${workers}`);
         const w = await runWorkers(workers, (dir) => ['--frontier', db, ...common, seed, dir, '20']);
-        if (!byWorkers.has(workers)) byWorkers.set(workers, { pages: [], seconds: [] });
-        keep(byWorkers.get(workers) as RoundRuns, w);
+        const runs = byWorkers.get(workers) ?? { pages: [], seconds: [] };
+        byWorkers.set(workers, runs);
+        keep(runs, w);
         log(`  scale: PostgreSQL, ${what}, ${workers} worker(s): ${w.pages} pages in ${w.seconds.toFixed(2)} s${tag}`);
       }
     }
