@@ -20,7 +20,7 @@ export const FLAGS = defineFlags([
   { name: 'resume', type: 'boolean', help: 'continue the interrupted crawl recorded in pageDirectory (same seedURL and maxDepth)' },
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
-  { name: 'write-thread', type: 'string', arg: 'WHEN', default: 'auto', help: 'when the page files get a thread of their own, which writes them while the crawl goes on: auto (once writing them costs the crawl over 150 us a page in 3 of 5 windows of 50 pages, as on a busy disk), on (from the 51st page), off (never; a thread costs some 10 MiB)' },
+  { name: 'write-thread', type: 'string', arg: 'WHEN', default: 'auto', help: 'when the page files get a thread of their own, which writes them while the crawl goes on: auto (once the median page write costs the crawl over 150 us in 3 of 5 windows of 50 pages, as on a busy disk), on (from the 51st page), off (never; a thread costs some 10 MiB)' },
   ...HTTP_FLAGS,
   ...WARC_FLAGS,
   ...REPORT_FLAGS,

@@ -118,14 +118,17 @@ function bitCount(n: number): number {
 /** Pages whose writes are timed together to decide on the page files' thread. */
 export const THREAD_WINDOW = 50;
 /**
- * The thread starts once this many of the last RECENT_WINDOWS windows were
- * over the bound: a slow disk is slow window after window, while a GC pause
- * or a preemption on a loaded machine makes one window slow now and then.
- * Measured on the bench's 10,300 pages with a full test run beside the
- * crawl (load 2 to 3): on tmpfs 0 to 16 of the 206 windows were over 150 us,
- * and one slow window started the thread in 4 of 5 runs; in the 3 runs
- * checked for it, 3 of 5 windows never came. On ext4, 131 to 202 of 206
- * were over, and 3 of 5 came at the third window.
+ * A window is slow when its median write is over the bound: a slow disk
+ * makes every write slow, while a GC pause or a preemption on a loaded
+ * machine makes a few writes very slow, which would carry a mean over it.
+ * And the thread starts once this many of the last RECENT_WINDOWS windows
+ * were slow, for a disk is slow window after window.
+ * Measured on the bench's 10,300 pages (206 windows, 150 us): on tmpfs
+ * with a second crawl or a full test run beside it, 0 to 4 windows had a
+ * mean over the bound in 7 runs and none a median; on ext4, 11 and 192
+ * by the mean, 2 and 192 by the median. With means alone, noise started
+ * the thread on tmpfs in a full bench (2026-12-04 17:11, one round of
+ * three), which made that round the slowest and 13 MiB larger.
  */
 export const SLOW_WINDOWS = 3;
 const RECENT_WINDOWS = 5;
@@ -139,7 +142,8 @@ export class TsePageDirectory {
   private readonly threadWhenOverUs: number | undefined;
   /** The writes timed in the current window: pages and milliseconds. */
   private windowPages = 0;
-  private windowMs = 0;
+  /** Each write's time in the current window (ms). */
+  private readonly windowMs = new Float64Array(THREAD_WINDOW);
   /** Which of the last RECENT_WINDOWS windows were over the bound, one bit each (the newest lowest). */
   private slowWindows = 0;
   private readonly now: () => number;
@@ -152,8 +156,8 @@ export class TsePageDirectory {
   /**
    * `firstId` is 1 for a new crawl, N+1 when resuming after N saved pages.
    * With `threadWhenOverUs`, the page files are written on a thread of their
-   * own (page-thread.ts) once writing them here has taken more than that
-   * many microseconds a page over SLOW_WINDOWS of the last RECENT_WINDOWS
+   * own (page-thread.ts) once the median write here has taken more than
+   * that many microseconds in SLOW_WINDOWS of the last RECENT_WINDOWS
    * windows of THREAD_WINDOW pages (0: at the end of the first window). `now`
    * is the clock the writes are timed with (milliseconds; tests give their
    * own). A crawl state must then commit a page only once
@@ -206,13 +210,12 @@ export class TsePageDirectory {
 
   /** Adds a write to the window; at its end, starts the thread when enough recent windows' writes were slow. */
   private timeWrite(ms: number): void {
-    this.windowMs += ms;
+    this.windowMs[this.windowPages] = ms;
     if (++this.windowPages < THREAD_WINDOW) return;
-    const bound = this.threadWhenOverUs ?? Infinity;
-    const meanUs = (this.windowMs * 1000) / this.windowPages;
     this.windowPages = 0;
-    this.windowMs = 0;
-    this.slowWindows = ((this.slowWindows << 1) | (meanUs > bound ? 1 : 0)) & ((1 << RECENT_WINDOWS) - 1);
+    const bound = this.threadWhenOverUs ?? Infinity;
+    const medianUs = this.windowMs.sort()[THREAD_WINDOW >> 1]! * 1000;
+    this.slowWindows = ((this.slowWindows << 1) | (medianUs > bound ? 1 : 0)) & ((1 << RECENT_WINDOWS) - 1);
     if (bound === 0 || bitCount(this.slowWindows) >= SLOW_WINDOWS) this.startThread();
   }
 

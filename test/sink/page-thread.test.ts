@@ -1,7 +1,7 @@
 /**
  * The page files' thread (src/sink/page-thread.ts) behind TsePageDirectory:
- * it starts only when a window of pages took longer to write than the bound
- * (`threadWhenOverUs`); then the files are written beside the crawl, and `isWritten`/`written` say when a page's
+ * it starts only when the median write of most recent windows of pages took
+ * longer than the bound (`threadWhenOverUs`); then the files are written beside the crawl, and `isWritten`/`written` say when a page's
  * file is in place (a crawl state commits nothing before); a write the
  * thread cannot make stops it at that page: the next save and `finish`
  * reject with ERR_WRITE naming the file, the pages before it are in place
@@ -70,6 +70,29 @@ describe('TsePageDirectory: the page files thread', () => {
     assert.equal(await window(true), false);
     assert.equal(SLOW_WINDOWS, 3);
     assert.equal(await window(true), true, 'the thread starts at the third slow window of the last 5');
+    await pages.finish();
+  });
+
+  test('auto: windows where a few writes stall for milliseconds (the mean over the bound, the median under) never start the thread', async () => {
+    // Each write takes `cost(page)` ms on a clock under the test's control.
+    let cost = (page: number): number => (page % THREAD_WINDOW < 10 ? 5 : 0.01);
+    let calls = 0;
+    let t = 0;
+    const now = (): number => {
+      const page = Math.floor(calls / 2);
+      if (calls++ % 2 === 1) t += cost(page);
+      return t;
+    };
+    const pages = new TsePageDirectory(temp(), { threadWhenOverUs: 150, now });
+    // 10 writes of 5 ms and 40 of 10 us: a mean of 1 ms a write, a median of 10 us.
+    await saveAll(pages, 1, 6 * THREAD_WINDOW);
+    assert.equal(await pages.threaded(), false, 'six windows, each with a fifth of its writes stalled');
+    // A slow disk: every write 200 us. The third such window starts it.
+    cost = () => 0.2;
+    await saveAll(pages, 6 * THREAD_WINDOW + 1, 8 * THREAD_WINDOW);
+    assert.equal(await pages.threaded(), false);
+    await saveAll(pages, 8 * THREAD_WINDOW + 1, 9 * THREAD_WINDOW);
+    assert.equal(await pages.threaded(), true);
     await pages.finish();
   });
 
