@@ -37,6 +37,9 @@ export function parseUriReference(ref: string): UriParts {
   return { scheme, authority, path, query: m[4], fragment: m[5] };
 }
 
+const DOT = 0x2e;
+const SLASH = 0x2f;
+
 /**
  * RFC 3986 §5.2.4: remove "." and ".." segments from a path. The steps are
  * the RFC's (A to E), taken on an index into `path` rather than on a
@@ -78,9 +81,6 @@ export function removeDotSegments(path: string): string {
   }
   return out.join('');
 }
-
-const DOT = 0x2e;
-const SLASH = 0x2f;
 
 /** E: moves the segment at `i` (its leading "/" too) to the output; returns where the input goes on. */
 function moveSegment(path: string, i: number, out: string[]): number {
