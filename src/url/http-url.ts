@@ -212,7 +212,7 @@ let lastBaseParts: UriParts | undefined;
 export function resolveHttpUrl(link: string, base: HttpUrl | string, maxLength = DEFAULT_MAX_URL_LENGTH): HttpUrl {
   const s = cleanLink(link);
   if (typeof base !== 'string') {
-    const url = resolveRelativePath(s, base, maxLength);
+    const url = resolveOnBase(s, base, maxLength);
     if (url !== undefined) return url;
   }
   const baseHref = typeof base === 'string' ? base : base.href;
@@ -228,45 +228,63 @@ export function resolveHttpUrl(link: string, base: HttpUrl | string, maxLength =
 }
 
 /**
- * The common case of resolveHttpUrl, taken without splitting and
- * recomposing: a relative-path reference (no scheme, no authority, a path
- * that does not start with "/") against a parsed base. Its target is the
- * base's scheme and authority, the base's directory joined to the path with
- * dot segments removed, and the reference's query (RFC 3986 §5.2.2, §5.2.3).
- * Undefined for any other reference, and for a target over `maxLength`
- * (the general path then says why); test/url/resolve-fast.test.ts checks
- * it gives what the general path gives.
+ * The common cases of resolveHttpUrl, taken without splitting and
+ * recomposing the URL: against a parsed base, a relative path (no scheme, no
+ * authority, not starting with "/"), an absolute path ("/a/b", not "//"), or
+ * an absolute URL that starts with the base's own scheme and authority as
+ * the base writes them. The target keeps the base's scheme and authority;
+ * its path is the reference's path (a relative one joined to the base's
+ * directory) with dot segments removed, and its query is the reference's
+ * (RFC 3986 §5.2.2, §5.2.3). Undefined for any other reference, and for a
+ * target over `maxLength` (the general path then says why);
+ * test/url/resolve-fast.test.ts checks it gives what the general path gives.
  */
-function resolveRelativePath(s: string, base: HttpUrl, maxLength: number): HttpUrl | undefined {
+function resolveOnBase(s: string, base: HttpUrl, maxLength: number): HttpUrl | undefined {
   const n = s.length;
   if (n === 0) return undefined;
-  let q = -1;
-  let end = n;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    // A ":" before any "/", "?" or "#" may end a scheme; "/" first is an absolute path or an authority.
-    if (c === COLON) return undefined;
-    if (c === SLASH_CODE) {
-      if (i === 0) return undefined;
-      break;
+  const hrefStart = hrefStartOf(base);
+  const c0 = s.charCodeAt(0);
+  // Where the reference's path starts, and what it is joined to.
+  let start = 0;
+  let dir = '';
+  if (c0 === SLASH_CODE) {
+    if (s.charCodeAt(1) === SLASH_CODE) return undefined; // "//": an authority of its own
+  } else if (n > hrefStart.length && s.charCodeAt(hrefStart.length) === SLASH_CODE && s.startsWith(hrefStart)) {
+    start = hrefStart.length;
+  } else {
+    if (c0 === QUESTION || c0 === HASH) return undefined;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      // A ":" before any "/", "?" or "#" may end a scheme.
+      if (c === COLON) return undefined;
+      if (c === SLASH_CODE || c === QUESTION || c === HASH) break;
     }
-    if (c === QUESTION || c === HASH) break;
+    const basePath = base.path;
+    dir = basePath.slice(0, basePath.lastIndexOf('/') + 1);
   }
-  const hash = s.indexOf('#');
-  if (hash !== -1) end = hash;
-  q = s.indexOf('?');
+  let end = s.indexOf('#', start);
+  if (end === -1) end = n;
+  let q = s.indexOf('?', start);
   if (q >= end) q = -1;
-  if (q === 0 || end === 0) return undefined;
-  const refPath = q === -1 ? s.slice(0, end) : s.slice(0, q);
   const query = q === -1 ? undefined : s.slice(q + 1, end);
-  const basePath = base.path;
-  const path = removeDotSegments(basePath.slice(0, basePath.lastIndexOf('/') + 1) + refPath);
+  const path = removeDotSegments(dir + s.slice(start, q === -1 ? end : q));
   const pathAndQuery = query === undefined ? path : `${path}?${query}`;
-  const hrefStart = base.href.slice(0, base.href.length - base.pathAndQuery.length);
   if (hrefStart.length + pathAndQuery.length > maxLength) return undefined;
   const target = encodeTarget(pathAndQuery);
   const { scheme, host, hostname, port, origin } = base;
   return { scheme, host, hostname, port, path, pathWasEmpty: false, query, pathAndQuery, target, origin, key: origin + target, href: hrefStart + pathAndQuery };
+}
+
+let lastHrefStartBase: HttpUrl | undefined;
+let lastHrefStart = '';
+
+/** `scheme://host[:port]` as `base`'s href writes it (kept for the last base: a page's links share theirs). */
+function hrefStartOf(base: HttpUrl): string {
+  if (base !== lastHrefStartBase) {
+    lastHrefStartBase = base;
+    lastHrefStart = base.href.slice(0, base.href.length - base.pathAndQuery.length);
+  }
+  return lastHrefStart;
 }
 
 const COLON = 0x3a;
