@@ -84,6 +84,12 @@ test('RFC 3986 §5.2.4: every path of up to 7 pieces ("/", ".", "..", "a", "./",
   assert.equal(removeDotSegmentsAsWritten('/a/b/c/./../../g'), '/a/g', 'the reference gives the RFC example too');
 });
 
+test('RFC 3986 §5.2.4: long absolute paths and long runs of ".." as the RFC words it', () => {
+  for (const p of ['/a'.repeat(300) + '/./b', '/a'.repeat(256) + '/../b/.', '/a'.repeat(257) + '/..', '/..'.repeat(300) + '/x', '/a/b'.repeat(200) + '/../'.repeat(150) + 'c']) {
+    assert.equal(removeDotSegments(p), removeDotSegmentsAsWritten(p), `${p.slice(0, 20)}... (${p.length} characters)`);
+  }
+});
+
 test('RFC 3986 Appendix B: components are split as written, case kept', () => {
   assert.deepEqual(parseUriReference('HTTP://Ex.COM:80/P/a?Q=1#F'), { scheme: 'HTTP', authority: 'Ex.COM:80', path: '/P/a', query: 'Q=1', fragment: 'F' });
   assert.deepEqual(parseUriReference('a/b'), { scheme: undefined, authority: undefined, path: 'a/b', query: undefined, fragment: undefined });
