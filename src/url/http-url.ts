@@ -227,6 +227,23 @@ export function resolveHttpUrl(link: string, base: HttpUrl | string, maxLength =
   return build(target, recompose(target), maxLength);
 }
 
+const COLON = 0x3a;
+const SLASH_CODE = 0x2f;
+const QUESTION = 0x3f;
+const HASH = 0x23;
+
+let lastHrefStartBase: HttpUrl | undefined;
+let lastHrefStart = '';
+
+/** `scheme://host[:port]` as `base`'s href writes it (kept for the last base: a page's links share theirs). */
+function hrefStartOf(base: HttpUrl): string {
+  if (base !== lastHrefStartBase) {
+    lastHrefStartBase = base;
+    lastHrefStart = base.href.slice(0, base.href.length - base.pathAndQuery.length);
+  }
+  return lastHrefStart;
+}
+
 /**
  * The common cases of resolveHttpUrl, taken without splitting and
  * recomposing the URL: against a parsed base, a relative path (no scheme, no
@@ -274,20 +291,3 @@ function resolveOnBase(s: string, base: HttpUrl, maxLength: number): HttpUrl | u
   const { scheme, host, hostname, port, origin } = base;
   return { scheme, host, hostname, port, path, pathWasEmpty: false, query, pathAndQuery, target, origin, key: origin + target, href: hrefStart + pathAndQuery };
 }
-
-let lastHrefStartBase: HttpUrl | undefined;
-let lastHrefStart = '';
-
-/** `scheme://host[:port]` as `base`'s href writes it (kept for the last base: a page's links share theirs). */
-function hrefStartOf(base: HttpUrl): string {
-  if (base !== lastHrefStartBase) {
-    lastHrefStartBase = base;
-    lastHrefStart = base.href.slice(0, base.href.length - base.pathAndQuery.length);
-  }
-  return lastHrefStart;
-}
-
-const COLON = 0x3a;
-const SLASH_CODE = 0x2f;
-const QUESTION = 0x3f;
-const HASH = 0x23;
