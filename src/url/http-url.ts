@@ -255,8 +255,9 @@ function hrefStartOf(base: HttpUrl): string {
  * (RFC 3986 §5.2.2, §5.2.3). Undefined for any other reference, and for a
  * target over `maxLength` (the general path then says why);
  * test/url/resolve-fast.test.ts checks it gives what the general path gives.
+ * Exported for that test; `s` is a link already cleaned (cleanLink).
  */
-function resolveOnBase(s: string, base: HttpUrl, maxLength: number): HttpUrl | undefined {
+export function resolveOnBase(s: string, base: HttpUrl, maxLength: number): HttpUrl | undefined {
   const n = s.length;
   if (n === 0) return undefined;
   const hrefStart = hrefStartOf(base);

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
+import { parseHttpUrl, resolveHttpUrl, resolveOnBase, type HttpUrl } from '../../src/url/http-url.js';
 import { isCrawlerError } from '../../src/errors.js';
 
 const BASES = [
@@ -72,6 +72,17 @@ test('the shortcut and the general resolution agree on every field, for every ba
     }
   }
   assert.ok(compared > 500_000, `compared ${compared}`);
+});
+
+test('the shortcut takes relative paths, absolute paths and links on the base\'s own authority, and leaves the rest', () => {
+  const base = parseHttpUrl('http://Host.example:8080/b/c/d.html?q');
+  for (const ref of ['g', '../g', './g?y#s', 'g;x', '/g', '/../g?y', 'http://Host.example:8080/g', 'http://Host.example:8080/?y']) {
+    assert.equal(resolveOnBase(ref, base, 2048)?.href, resolveHttpUrl(ref, base.href).href, ref);
+  }
+  for (const ref of ['', '?y', '#s', '//other.example/g', 'http://host.example:8080/g', 'HTTP://Host.example:8080/g', 'http://Host.example:80800/g', 'http://Host.example:8080', 'mailto:a@b', 'a:b', 'a b:c/d']) {
+    assert.equal(resolveOnBase(ref, base, 2048), undefined, ref);
+  }
+  assert.equal(resolveOnBase('g', base, 20), undefined, 'over the length cap: the general path says why');
 });
 
 test('relative paths resolve as RFC 3986 §5.4.1 says (the shortcut\'s own cases)', () => {
