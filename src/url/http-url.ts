@@ -6,7 +6,7 @@
 import { domainToASCII } from 'node:url';
 import { CrawlerError } from '../errors.js';
 import { encodeTarget } from './request-target.js';
-import { parseUriReference, recompose, removeDotSegments, resolveParts, type UriParts } from './uri.js';
+import { parseUriReference, recompose, removeDotSegments, resolveParts, SLASH, type UriParts } from './uri.js';
 
 /** Default cap on the length of a URL, in characters (`--max-url-length`). */
 export const DEFAULT_MAX_URL_LENGTH = 2048;
@@ -228,7 +228,6 @@ export function resolveHttpUrl(link: string, base: HttpUrl | string, maxLength =
 }
 
 const COLON = 0x3a;
-const SLASH_CODE = 0x2f;
 const QUESTION = 0x3f;
 const HASH = 0x23;
 
@@ -265,9 +264,9 @@ export function resolveOnBase(s: string, base: HttpUrl, maxLength: number): Http
   // Where the reference's path starts, and what it is joined to.
   let start = 0;
   let dir = '';
-  if (c0 === SLASH_CODE) {
-    if (s.charCodeAt(1) === SLASH_CODE) return undefined; // "//": an authority of its own
-  } else if (n > hrefStart.length && s.charCodeAt(hrefStart.length) === SLASH_CODE && s.startsWith(hrefStart)) {
+  if (c0 === SLASH) {
+    if (s.charCodeAt(1) === SLASH) return undefined; // "//": an authority of its own
+  } else if (n > hrefStart.length && s.charCodeAt(hrefStart.length) === SLASH && s.startsWith(hrefStart)) {
     start = hrefStart.length;
   } else {
     if (c0 === QUESTION || c0 === HASH) return undefined;
@@ -275,7 +274,7 @@ export function resolveOnBase(s: string, base: HttpUrl, maxLength: number): Http
       const c = s.charCodeAt(i);
       // A ":" before any "/", "?" or "#" may end a scheme.
       if (c === COLON) return undefined;
-      if (c === SLASH_CODE || c === QUESTION || c === HASH) break;
+      if (c === SLASH || c === QUESTION || c === HASH) break;
     }
     const basePath = base.path;
     dir = basePath.slice(0, basePath.lastIndexOf('/') + 1);

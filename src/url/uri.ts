@@ -38,7 +38,8 @@ export function parseUriReference(ref: string): UriParts {
 }
 
 const DOT = 0x2e;
-const SLASH = 0x2f;
+/** The char code of "/". */
+export const SLASH = 0x2f;
 
 /**
  * RFC 3986 §5.2.4: remove "." and ".." segments from a path. The steps are
