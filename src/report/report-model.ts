@@ -176,12 +176,12 @@ export class ReportModel {
     return kh ? saved : saved.sort((a, b) => (a.id as number) - (b.id as number));
   }
 
-  /** Failed pages by reason: crawler's Failed reasons; KeywordHunter's answers other than 200 and 3xx. */
+  /** Failed pages by reason: crawler's Failed reasons (without the log's parentheses); KeywordHunter's answers other than 200 and 3xx. */
   failures(): Map<string, number> {
     const out = new Map<string, number>();
     const kh = this.run?.program === 'KeywordHunter';
     for (const p of this.pages.values()) {
-      const why = kh ? khFailure(p) : p.id === undefined ? p.failed : undefined;
+      const why = kh ? khFailure(p) : p.id === undefined ? unwrapped(p.failed) : undefined;
       if (why !== undefined) out.set(why, (out.get(why) ?? 0) + 1);
     }
     return out;
@@ -242,6 +242,11 @@ function khFailure(p: PageNode): string | undefined {
   if (p.status === undefined) return undefined;
   if (p.status === 0) return p.error ?? 'no answer';
   return p.status === 200 || (p.status >= 300 && p.status < 400) ? undefined : `HTTP ${p.status}`;
+}
+
+/** A Failed line's reason as a table shows it: "(HTTP 404)" is "HTTP 404". */
+function unwrapped(reason: string | undefined): string | undefined {
+  return reason !== undefined && reason.length > 2 && reason.startsWith('(') && reason.endsWith(')') ? reason.slice(1, -1) : reason;
 }
 
 export { originOf };

@@ -61,7 +61,8 @@ test('the model counts what the events say: pages saved, failed by reason, links
   crawlEvents().forEach(r.consume);
   const m = r.model;
   assert.deepEqual(m.savedPages.map((p) => p.id), [1, 2, 3]);
-  assert.deepEqual([...m.failures()], [['(HTTP 404)', 1]]);
+  // The log's parentheses are the log's: the table shows the reason itself.
+  assert.deepEqual([...m.failures()], [['HTTP 404', 1]]);
   assert.deepEqual(Object.fromEntries(m.skipped()), { duplicate: 1, robots: 1, invalid: 1 });
   assert.deepEqual(Object.fromEntries(m.statuses), { 200: 3, 404: 1 });
   assert.equal(m.bytes, 100 + 2000 + 100 + 100 + 5000 + 100 + 100);
