@@ -27,7 +27,8 @@ function label(p: PageNode, model: ReportModel, file: string): string {
   const pageDir = model.runs[model.runs.length - 1]?.pageDir;
   const id = p.id !== undefined && pageDir !== undefined ? `<a class="id" href="${esc(pageFileHref(file, pageDir, p.id))}">#${p.id}</a> ` : '';
   const st = p.status === undefined ? (p.failed === undefined ? '<span class="st">queued</span>' : '') : `<span class="st ${statusClass(p.status)}">${p.status === 0 ? 'no answer' : p.status}</span>`;
-  const failed = p.failed === undefined || p.id !== undefined ? '' : ` <span class="why">${esc(p.failed)}</span>`;
+  // A reason that only repeats the status beside it ("404 (HTTP 404)") is left out.
+  const failed = p.failed === undefined || p.id !== undefined || p.failed === `(HTTP ${p.status})` ? '' : ` <span class="why">${esc(p.failed)}</span>`;
   return `<span class="d">${p.depth}</span> ${id}<span class="url">${esc(p.url)}</span> ${st}${failed}`;
 }
 
