@@ -7,7 +7,7 @@
  * with the matching line.
  */
 import { dirname, relative, resolve, sep } from 'node:path';
-import { MAX_CHILDREN, type PageNode, type ReportModel } from './report-model.js';
+import { bareReason, MAX_CHILDREN, type PageNode, type ReportModel } from './report-model.js';
 import { esc, int, statusClass } from './html-text.js';
 
 export const TREE_LIMIT = 2000;
@@ -28,7 +28,8 @@ function label(p: PageNode, model: ReportModel, file: string): string {
   const id = p.id !== undefined && pageDir !== undefined ? `<a class="id" href="${esc(pageFileHref(file, pageDir, p.id))}">#${p.id}</a> ` : '';
   const st = p.status === undefined ? (p.failed === undefined ? '<span class="st">queued</span>' : '') : `<span class="st ${statusClass(p.status)}">${p.status === 0 ? 'no answer' : p.status}</span>`;
   // A reason that only repeats the status beside it ("404 (HTTP 404)") is left out.
-  const failed = p.failed === undefined || p.id !== undefined || p.failed === `(HTTP ${p.status})` ? '' : ` <span class="why">${esc(p.failed)}</span>`;
+  const why = p.id === undefined ? bareReason(p.failed) : undefined;
+  const failed = why === undefined || why === `HTTP ${p.status}` ? '' : ` <span class="why">(${esc(why)})</span>`;
   return `<span class="d">${p.depth}</span> ${id}<span class="url">${esc(p.url)}</span> ${st}${failed}`;
 }
 

@@ -181,7 +181,7 @@ export class ReportModel {
     const out = new Map<string, number>();
     const kh = this.run?.program === 'KeywordHunter';
     for (const p of this.pages.values()) {
-      const why = kh ? khFailure(p) : p.id === undefined ? unwrapped(p.failed) : undefined;
+      const why = kh ? khFailure(p) : p.id === undefined ? bareReason(p.failed) : undefined;
       if (why !== undefined) out.set(why, (out.get(why) ?? 0) + 1);
     }
     return out;
@@ -244,8 +244,8 @@ function khFailure(p: PageNode): string | undefined {
   return p.status === 200 || (p.status >= 300 && p.status < 400) ? undefined : `HTTP ${p.status}`;
 }
 
-/** A Failed line's reason as a table shows it: "(HTTP 404)" is "HTTP 404". */
-function unwrapped(reason: string | undefined): string | undefined {
+/** A Failed line's reason without the log's parentheses: "(HTTP 404)" is "HTTP 404". */
+export function bareReason(reason: string | undefined): string | undefined {
   return reason !== undefined && reason.length > 2 && reason.startsWith('(') && reason.endsWith(')') ? reason.slice(1, -1) : reason;
 }
 
