@@ -4,14 +4,24 @@
  * prints a CrawlerError as one line and maps it to an exit status. It is also
  * the one place that writes stderr, so every message passes `terminalText`:
  * whatever it quotes from the network, no control character reaches the terminal.
+ *
+ * Its last act is to drain stdout and stderr: the exit waits until the reader
+ * has taken every byte (a pipe read slowly included), on every path.
  */
 import { describeError, isCrawlerError } from '../errors.js';
 import { terminalText } from '../output/terminal-text.js';
+import { StreamWriter } from './stream-writer.js';
 
 /** What a program may use of the outside world. */
 export interface CliIo {
-  /** Machine-readable output. Each call is written at once. */
+  /** Machine-readable output. Each call is queued at once, in order; nothing queued is lost at exit. */
   stdout: (text: string | Uint8Array) => void;
+  /**
+   * Undefined while stdout's reader keeps up; else a promise that resolves
+   * once it has caught up. Long work awaits it between pages, so that a
+   * stalled reader holds the crawl back instead of filling memory.
+   */
+  stdoutRoom: () => Promise<void> | undefined;
   /** Messages for people, each ending in a line end: control characters in them are escaped where they are written. */
   stderr: (text: string) => void;
   /** Replaces the one-line status display on stderr with `line` ('' erases it). Only for a terminal. */
@@ -32,45 +42,60 @@ export const STATUS_WIDTH = 78;
 /** Exit status for a stop by signal (128 + SIGINT). */
 export const EXIT_INTERRUPTED = 130;
 
-export function runCli(main: Main, programName: string): void {
+/** Exit status when stdout's reader went away (EPIPE), as a program killed by SIGPIPE would give (128 + 13). */
+export const EXIT_OUTPUT_CLOSED = 141;
+
+/** What a program adds to the runner's messages. */
+export interface CliOptions {
+  /** Said after "SIGINT received, stopping after the pages in flight", given the arguments: what the user can do next. */
+  afterStop?: (argv: readonly string[]) => string;
+}
+
+export function runCli(main: Main, programName: string, options: CliOptions = {}): void {
   const controller = new AbortController();
+  const argv = process.argv.slice(2);
+  const afterStop = options.afterStop === undefined ? '' : `; ${options.afterStop(argv)}`;
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals): void => {
     signals++;
     if (signals > 1) process.exit(EXIT_INTERRUPTED);
-    io.stderr(`${programName}: ${sig} received, stopping after the page in flight (again to quit now)\n`);
+    io.stderr(`${programName}: ${sig} received, stopping after the pages in flight${afterStop} (again to quit now)\n`);
     controller.abort();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // A reader that closed its end of the pipe (e.g. `| head`) is not an error of ours.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
+  const errors = new StreamWriter(process.stderr);
+  // A reader that closed its end of the pipe (e.g. `| head`) is not an error of ours: the run stops
+  // as on SIGINT (what it saved stays saved) and exits as SIGPIPE would have it.
+  const output = new StreamWriter(process.stdout, (err) => {
+    if (controller.signal.aborted) return;
+    const why = (err as NodeJS.ErrnoException).code === 'EPIPE' ? 'was closed by its reader' : `failed (${describeError(err)})`;
+    io.stderr(`${programName}: standard output ${why}; stopping after the pages in flight${afterStop}\n`);
+    controller.abort();
   });
   const io: CliIo = {
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(terminalText(text)),
-    status: (line) => void process.stderr.write(line === '' ? `\r${' '.repeat(STATUS_WIDTH)}\r` : `\r${terminalText(line)}`),
+    stdout: (text) => output.write(text),
+    stdoutRoom: () => output.room(),
+    stderr: (text) => errors.write(terminalText(text)),
+    status: (line) => errors.write(line === '' ? `\r${' '.repeat(STATUS_WIDTH)}\r` : `\r${terminalText(line)}`),
     stderrIsTTY: process.stderr.isTTY === true,
     stdoutIsTTY: process.stdout.isTTY === true,
     signal: controller.signal,
   };
-  main(process.argv.slice(2), io).then(
-    (code) => {
-      process.exitCode = code;
-      // Anything still pending (idle sockets, timers) must not hold the exit.
-      setImmediate(() => process.exit(code));
-    },
-    (err: unknown) => {
-      if (isCrawlerError(err)) {
-        io.stderr(`${programName}: ${err.message}\n`);
-        if (err.hint !== undefined) io.stderr(`${err.hint}\n`);
-      } else {
-        // A bug of ours: the stack helps to find it, but its first line quotes the message, so it is escaped too.
-        io.stderr(`${programName}: internal error: ${describeError(err)}\n`);
-        for (const line of ((err as Error)?.stack ?? '').split('\n')) io.stderr(`${line}\n`);
-      }
-      process.exit(1);
-    },
-  );
+  /** Exits once the readers have every byte; anything else still pending (idle sockets, timers) does not hold the exit. */
+  const exit = (code: number): void => {
+    process.exitCode = code;
+    void Promise.all([output.flushed(), errors.flushed()]).then(() => process.exit(output.broken === undefined ? code : EXIT_OUTPUT_CLOSED));
+  };
+  main(argv, io).then(exit, (err: unknown) => {
+    if (isCrawlerError(err)) {
+      io.stderr(`${programName}: ${err.message}\n`);
+      if (err.hint !== undefined) io.stderr(`${err.hint}\n`);
+    } else {
+      // A bug of ours: the stack helps to find it, but its first line quotes the message, so it is escaped too.
+      io.stderr(`${programName}: internal error: ${describeError(err)}\n`);
+      for (const line of ((err as Error)?.stack ?? '').split('\n')) io.stderr(`${line}\n`);
+    }
+    exit(1);
+  });
 }

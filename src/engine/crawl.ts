@@ -116,6 +116,12 @@ export interface CrawlOptions {
    * scanning a page asks nothing of the network (robots.txt rules known).
    */
   fetchNext?: boolean;
+  /**
+   * Asked before each page is taken: a promise while the output's reader is
+   * behind (the crawl waits for it, so a stalled reader holds the crawl back
+   * instead of filling memory), else undefined.
+   */
+  outputRoom?: () => Promise<void> | undefined;
 }
 
 export interface CrawlSummary {
@@ -180,6 +186,11 @@ export class Crawl {
       for (;;) {
         if (this.o.signal?.aborted) return { pages: this.pages, stoppedBy: 'signal' };
         if (this.o.maxPages !== undefined && this.pages >= this.o.maxPages) return { pages: this.pages, stoppedBy: 'max-pages' };
+        const room = this.o.outputRoom?.();
+        if (room !== undefined) {
+          await room;
+          continue; // the stop checks again: the wait may have been long
+        }
         const ready = await window.next();
         if (ready === undefined) return { pages: this.pages, stoppedBy: 'done' };
         // Let the window's next request reach the socket before this page is

@@ -79,6 +79,8 @@ export interface WorkerOptions {
   signal?: AbortSignal;
   /** The clock the politeness stamps request starts with (default: the system clock). */
   clock?: Clock;
+  /** Asked before each claim: a promise while the output's reader is behind (the lane waits), else undefined. */
+  outputRoom?: () => Promise<void> | undefined;
 }
 
 export interface WorkerSummary {
@@ -145,6 +147,11 @@ export class Worker {
       for (;;) {
         if (this.signal.aborted) return await stop('signal');
         if (this.o.maxPages !== undefined && this.responses >= this.o.maxPages) return await stop('max-pages');
+        const room = this.o.outputRoom?.();
+        if (room !== undefined) {
+          await room;
+          continue;
+        }
         const before = this.clock.now();
         const r = await this.o.store.claim(this.o.claim, published);
         published = undefined;

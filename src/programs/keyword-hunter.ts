@@ -157,6 +157,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
     connectionsPerHost: settings.connectionsPerHost,
     // With --concurrency above 1, links of pages fetched ahead are found as the pages arrive.
     scanAhead: true,
+    outputRoom: io.stdoutRoom,
     onEvent,
   });
   return withArchive(archive, io, 'KeywordHunter', async () => {

@@ -131,6 +131,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     connectionsPerHost: settings.connectionsPerHost,
     // The crawler never stops at a page, so the next one may be asked for while this one is saved.
     fetchNext: true,
+    outputRoom: io.stdoutRoom,
     onEvent,
   });
   let summary;
@@ -173,7 +174,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   if (seedPanic.panic !== undefined) throw seedPanic.panic;
   const saved = pages.peekId - 1;
   if (summary.stoppedBy === 'signal') {
-    io.stderr(`crawler: interrupted after ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
+    io.stderr(`crawler: interrupted after ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}; the same command with --resume continues the crawl\n`);
     return EXIT_INTERRUPTED;
   }
   const removed = await pages.removeStale();

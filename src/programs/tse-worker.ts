@@ -103,6 +103,7 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
     program,
     onEvent,
     signal: io.signal,
+    outputRoom: io.stdoutRoom,
   });
   let summary: WorkerSummary | undefined;
   const saved = (): number => summary?.saved ?? 0;

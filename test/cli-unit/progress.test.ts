@@ -6,7 +6,7 @@ import type { CliIo } from '../../src/cli/run-cli.js';
 
 function fakeIo(tty: boolean): { io: CliIo; err: string[] } {
   const err: string[] = [];
-  const io: CliIo = { stdout: () => undefined, stderr: (s) => void err.push(s), status: (s) => void err.push(`status:${s}`), stderrIsTTY: tty, stdoutIsTTY: false, signal: new AbortController().signal };
+  const io: CliIo = { stdout: () => undefined, stdoutRoom: () => undefined, stderr: (s) => void err.push(s), status: (s) => void err.push(`status:${s}`), stderrIsTTY: tty, stdoutIsTTY: false, signal: new AbortController().signal };
   return { io, err };
 }
 

@@ -29,6 +29,8 @@ export interface CrawlSetup {
   scanAhead?: boolean;
   fetchNext?: boolean;
   signal?: AbortSignal;
+  /** The output's room (CrawlOptions.outputRoom). */
+  outputRoom?: () => Promise<void> | undefined;
   /** Told each page as it reaches the program, with the politeness (whose `sent` are the requests written so far). */
   onPage?: (page: FetchedPage, politeness: RecordingPoliteness) => void;
 }
@@ -115,6 +117,7 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
       ...(o.scanAhead === undefined ? {} : { scanAhead: o.scanAhead }),
       ...(o.fetchNext === undefined ? {} : { fetchNext: o.fetchNext }),
       ...(o.signal === undefined ? {} : { signal: o.signal }),
+      ...(o.outputRoom === undefined ? {} : { outputRoom: o.outputRoom }),
     });
     return { summary: await crawl.run(), ...out };
   } finally {

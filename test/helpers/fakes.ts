@@ -40,6 +40,7 @@ export function recordingIo(): RecordingIo {
   const stderr: string[] = [];
   const io: CliIo = {
     stdout: (text) => void stdout.push(text),
+    stdoutRoom: () => undefined,
     stderr: (text) => void stderr.push(text),
     status: () => undefined,
     stderrIsTTY: false,
