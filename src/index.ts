@@ -42,11 +42,15 @@ export { TsePageDirectory } from './sink/tse-pagedir.js';
 export { OutputDirSink } from './sink/output-dir.js';
 
 export { Crawl } from './engine/crawl.js';
-export type { CrawlOptions, CrawlProgram, CrawlSummary, LinkAction } from './engine/crawl.js';
-export type { CrawlEvent, CrawlEventSink } from './engine/events.js';
+export type { CrawlOptions, CrawlSummary } from './engine/crawl.js';
+export { PagePath } from './engine/page-path.js';
+export type { AnsweredPage, PagePolicy, Verdict } from './engine/page-path.js';
+export type { CrawlEvent, CrawlEventSink, LinkAction } from './engine/events.js';
 export { PoliteFetcher } from './engine/polite-fetch.js';
 export { Worker } from './engine/worker.js';
-export type { WorkerOptions, WorkerProgram, WorkerSummary } from './engine/worker.js';
+export type { WorkerOptions, WorkerSummary } from './engine/worker.js';
+export type { StoredRobotsPolicy } from './engine/store-robots.js';
+export type { PageSink, PageToKeep, StagedPage } from './sink/page-sink.js';
 
 export { CrawlArchive } from './archive/crawl-archive.js';
 export type { ArchiveSummary, ArchivedPage, CrawlArchiveOptions } from './archive/crawl-archive.js';

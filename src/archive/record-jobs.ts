@@ -4,13 +4,13 @@
  * other. An exchange's bytes travel in one piece: request, response, and
  * the payload when it is not already a part of the response (a chunked body
  * is decoded apart; a Content-Length body is a view of the bytes read). The
- * piece is a place in the shared ring (send-ring.ts), or, when the ring is
+ * piece is a place in the shared ring (src/thread/send-ring.ts), or, when the ring is
  * full, an ArrayBuffer of its own, moved (transferred), not copied again.
  */
 import type { CdxjEntry } from './cdxj-line.js';
 import type { ExchangeInput } from './exchange-records.js';
 import type { PageMetadata, RecordWriterOptions } from './record-writer.js';
-import { ALIGN_SLACK, alignedFor, type SendRing } from './send-ring.js';
+import { ALIGN_SLACK, alignedFor, type SendRing } from '../thread/send-ring.js';
 
 /** An exchange with its bytes packed: request, response, then a payload apart when there is one. */
 export interface PackedExchange extends Omit<ExchangeInput, 'request' | 'response' | 'payload'> {
@@ -53,7 +53,7 @@ export type FromRecordThread =
 /** What the thread is started with (workerData): the archive, and the ring the bytes come in. */
 export type RecordThreadData = RecordWriterOptions & { ring: SharedArrayBuffer };
 
-/** Room for aligning each of the three parts (send-ring.ts, alignedFor). */
+/** Room for aligning each of the three parts (src/thread/send-ring.ts, alignedFor). */
 const PADDING = 3 * ALIGN_SLACK;
 
 /** Packs `x` into a place in `ring`, or a buffer of its own (for transfer): one copy of the bytes, the only one. */

@@ -14,7 +14,7 @@ import { CrawlerError, type ErrorCode } from '../errors.js';
 import type { ExchangeInput } from './exchange-records.js';
 import { packExchange, type FromRecordThread, type RecordJob, type RecordThreadData, type ThreadFailure, type ToRecordThread } from './record-jobs.js';
 import type { PageMetadata, RecordWriterOptions, WrittenArchive } from './record-writer.js';
-import { SendRing } from './send-ring.js';
+import { SendRing } from '../thread/send-ring.js';
 import { SeqWaiters } from '../thread/seq-waiters.js';
 import { threadFile } from '../thread/thread-file.js';
 

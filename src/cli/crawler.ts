@@ -13,7 +13,7 @@ import { parseArgs } from './args.js';
 import { CRAWLER_HELP, FLAGS } from './crawler-help.js';
 import { reportSettings } from '../report/run-info.js';
 import { archiveFrom, clientOptionsFrom, concurrencyFrom } from './common-flags.js';
-import type { CliIo } from './run-cli.js';
+import type { CliIo } from '../program-io.js';
 
 export { CRAWLER_HELP, CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT };
 

@@ -10,7 +10,7 @@ import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
 import { reportSettings } from '../report/run-info.js';
 import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, REPORT_FLAGS, WARC_FLAGS } from './common-flags.js';
-import type { CliIo } from './run-cli.js';
+import type { CliIo } from '../program-io.js';
 
 export { KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
 

@@ -10,7 +10,6 @@ import type { StoredRobots } from '../frontier/claim-store.js';
 import type { WireExchange } from '../http/wire-exchange.js';
 import type { RobotsSource } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
-import type { LinkAction } from './link-classifier.js';
 
 export type CrawlEvent =
   /** A request's answer (any status), or its failure (`error`; status 0 unless the status line and headers had arrived). `notes`: header lines skipped. */
@@ -23,9 +22,9 @@ export type CrawlEvent =
   | { type: 'scanning'; url: HttpUrl; depth: number }
   /** A link of a scanned page; `url` undefined when it is not an http(s) URL (`error` says why). */
   | { type: 'link'; depth: number; raw: string; url: HttpUrl | undefined; action: LinkAction | 'invalid'; error?: CrawlerError | undefined }
-  /** A URL that was not fetched or not saved, with the program's reason. */
-  | { type: 'failed'; url: string; depth: number; reason: string }
-  /** A URL robots.txt disallows, found so only when it was claimed (a shared crawl learns a host's rules from the store). */
+  /** A URL that was not fetched or not saved, with the program's reason (and the error, when it could not be fetched). */
+  | { type: 'failed'; url: string; depth: number; reason: string; error?: CrawlerError | undefined }
+  /** A URL robots.txt disallows, found so when it was taken (the seed, or a shared crawl's claim whose host's rules came from the store). */
   | { type: 'disallowed'; url: string; depth: number }
   /** A claim whose lease ran out before it was done: another worker has taken it over. */
   | { type: 'lost'; url: string; depth: number }
@@ -39,6 +38,9 @@ export type CrawlEvent =
   | { type: 'host'; origin: string; at: number; intervalMs: number; pausedUntil: number | undefined; failures: number }
   /** KeywordHunter found the keyword on a page: the line holding it, as sent (without its line end). */
   | { type: 'match'; url: HttpUrl; depth: number; line: Buffer };
+
+/** What became of a link (or a redirect target): see link-classifier.ts. */
+export type LinkAction = 'follow' | 'duplicate' | 'robots' | 'external';
 
 /** A consumer of crawl events. */
 export type CrawlEventSink = (event: CrawlEvent) => void;
@@ -55,6 +57,3 @@ export function hostEvents(sink: CrawlEventSink): (origin: string, pacing: { int
     sink({ type: 'host', origin, at, intervalMs, pausedUntil: pauseMs > 0 ? at + pauseMs : undefined, failures });
   };
 }
-
-/** The text a link or redirect target is shown as: its URL, or the href as written, encoded like a request target. */
-export type { LinkAction };

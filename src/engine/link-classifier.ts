@@ -5,10 +5,10 @@
  * Robots-disallowed URLs are not remembered as seen, so every encounter says so.
  */
 import type { HttpUrl } from '../url/http-url.js';
+import type { LinkAction } from './events.js';
 import type { RobotsGate } from './robots-gate.js';
 
-/** What became of a link (or a redirect target). */
-export type LinkAction = 'follow' | 'duplicate' | 'robots' | 'external';
+export type { LinkAction };
 
 export interface LinkClassifierOptions {
   /** False for a URL the crawl must never request (out of scope, not a page). */

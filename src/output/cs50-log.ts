@@ -7,7 +7,7 @@
  * soon as the page is done, at one write per page instead of one per line.
  */
 import { printable } from './terminal-text.js';
-import type { CliIo } from '../cli/run-cli.js';
+import type { CliIo } from '../program-io.js';
 
 export type LogMode = 'cs50' | 'json' | 'quiet';
 

@@ -7,7 +7,7 @@
  * happens, one write per line.
  */
 import type { CrawlEvent, LinkAction } from '../engine/events.js';
-import type { CliIo } from '../cli/run-cli.js';
+import type { CliIo } from '../program-io.js';
 import type { HttpUrl } from '../url/http-url.js';
 
 /** The protocol's word for what became of a link. */
@@ -54,13 +54,16 @@ export class KhProtocol {
           this.line(`LINK:${protocolFields(e.url)};action=${ACTION_NAMES[e.action]}`);
         }
         break;
+      case 'match':
+        this.found(e.url, e.line);
+        break;
       default:
         break;
     }
   }
 
   /** The page holding the keyword, and the line (as sent, without its line end). */
-  found(url: HttpUrl, line: Buffer): void {
+  private found(url: HttpUrl, line: Buffer): void {
     this.io.stdout(Buffer.concat([Buffer.from(`FOUND_KEYWORD:${protocolFields(url)};line=`, 'utf8'), line, Buffer.from('\n')]));
   }
 

@@ -3,7 +3,7 @@
  * terminal (spec decision "Stdout is the product, stderr is for people"),
  * redrawn at most ten times a second, and erased when the work ends.
  */
-import { STATUS_WIDTH, type CliIo } from '../cli/run-cli.js';
+import { STATUS_WIDTH, type CliIo } from '../program-io.js';
 
 export class Progress {
   private last = Number.NEGATIVE_INFINITY;

@@ -15,7 +15,7 @@ import { CrawlerError } from '../errors.js';
 import type { CrawlArchive, ArchiveSummary } from '../archive/crawl-archive.js';
 import { workerName } from '../archive/warc-names.js';
 import type { CrawlEventSink } from '../engine/events.js';
-import type { CliIo } from '../cli/run-cli.js';
+import type { CliIo } from '../program-io.js';
 
 /** What --warc and --warc-max-size asked for. */
 export interface ArchiveSettings {

@@ -6,9 +6,11 @@
  * in OutputDir and searched, and the crawl stops at the first line holding
  * the keyword.
  */
-import { Crawl, type CrawlProgram } from '../engine/crawl.js';
+import { Crawl } from '../engine/crawl.js';
+import type { PagePolicy } from '../engine/page-path.js';
+import { REDIRECT_STATUSES } from '../engine/redirects.js';
 import { exchangeEvents, fanOut } from '../engine/event-fanout.js';
-import type { CrawlEventSink } from '../engine/events.js';
+import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HrefPatternExtractor } from '../extract/href-pattern.js';
 import { MemoryFrontier } from '../frontier/memory-store.js';
@@ -18,10 +20,11 @@ import { KhProtocol } from '../output/kh-protocol.js';
 import { Progress } from '../output/progress.js';
 import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
+import { NO_PAGE_SINK } from '../sink/page-sink.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { anyScope } from '../url/scope.js';
-import { EXIT_INTERRUPTED, type CliIo } from '../cli/run-cli.js';
+import { EXIT_INTERRUPTED, type CliIo } from '../program-io.js';
 import { reportRecorder, stopWords } from '../report/report-recorder.js';
 import type { ReportSettings } from '../report/run-info.js';
 import { findLine } from './keyword-search.js';
@@ -109,35 +112,31 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
   });
   const decision = new KeywordDecision(settings.keyword);
   const protocol = new KhProtocol(io);
-  const onEvent = fanOut((e) => protocol.consume(e), listeners);
   let found = false;
   let pages = 0;
   const progress = new Progress(io, settings.progress);
+  const searched = (e: CrawlEvent): void => {
+    if (e.type === 'match') found = true;
+    if (e.type !== 'response' || e.error !== undefined || REDIRECT_STATUSES.has(e.status)) return;
+    pages++;
+    progress.update(() => `KeywordHunter: ${pages} pages searched`);
+  };
+  // What has no protocol line is told on stderr: why a page could not be fetched, a StartURL robots.txt disallows.
+  const notes = (e: CrawlEvent): void => {
+    if (e.type === 'failed' && e.error !== undefined) io.stderr(`KeywordHunter: ${e.url}: ${e.error.message}\n`);
+    else if (e.type === 'disallowed') io.stderr(`KeywordHunter: robots.txt disallows ${e.url}; not fetching it\n`);
+  };
+  const onEvent = fanOut((e) => protocol.consume(e), [...listeners, searched, notes]);
 
-  const program: CrawlProgram = {
+  // The spec's search: a 200 page is saved and searched; one holding the keyword stops the crawl, any other is scanned.
+  const policy: PagePolicy = {
     resolveLink: resolve,
     inScope: anyScope,
-    async onResponse({ url, response, depth }) {
-      pages++;
-      progress.update(() => `KeywordHunter: ${pages} pages searched`);
+    verdict: ({ response }) => {
       const d = decision.of(response);
-      if (d === 'skip') return 'done';
-      if (sink !== undefined) await sink.save(url.path, response.body);
-      if (d === 'scan') return 'scan';
-      onEvent({ type: 'match', url, depth, line: d });
-      protocol.found(url, d);
-      found = true;
-      return 'stop';
+      return d === 'skip' ? { keep: false } : d === 'scan' ? { keep: true, scan: true } : { keep: true, scan: false, match: d };
     },
-    willScan: ({ response }) => decision.of(response) === 'scan',
-    onFailure(_entry, url, error) {
-      // A chain of too many redirects was told by its redirect event (once, at the URL that redirected).
-      if (error.code === 'ERR_REDIRECT_LIMIT') return;
-      io.stderr(`KeywordHunter: ${url.href}: ${error.message}\n`);
-    },
-    onSeedDisallowed(url) {
-      io.stderr(`KeywordHunter: robots.txt of ${url.host}:${url.port} disallows ${url.pathAndQuery}; not fetching it\n`);
-    },
+    failureReason: (error) => error.message,
   };
 
   const crawl = new Crawl({
@@ -149,9 +148,10 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
     extractor: new HrefPatternExtractor(),
     fetcher,
     politeness,
-    robots,
+    loadRobots: (origin) => robots.rulesFor(origin),
     frontier: new MemoryFrontier(),
-    program,
+    policy,
+    sink: sink ?? NO_PAGE_SINK,
     signal: io.signal,
     concurrency: settings.concurrency,
     connectionsPerHost: settings.connectionsPerHost,

@@ -5,18 +5,19 @@
  * the same crawl.
  */
 import { CrawlerError, describeError } from '../errors.js';
-import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
+import { Crawl } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
+import type { CrawlEvent } from '../engine/events.js';
 import { PacingState } from '../frontier/pacing-state.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
-import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
+import { EXIT_INTERRUPTED } from '../program-io.js';
 import { ReportJournal } from '../report/report-journal.js';
 import { JournaledFrontier } from '../report/journaled-frontier.js';
 import { stopWords } from '../report/report-recorder.js';
-import { failureReason, robotsDisallowAll, tseFinalReason, tseRetry, type SeedPanic } from './tse.js';
+import { robotsDisallowAll, type SeedPanic } from './tse.js';
 import { tseEventLog } from './tse-log.js';
-import type { TseParts } from './tse-run.js';
+import type { TseParts } from './tse-parts.js';
 
 /**
  * `--write-thread auto`: the page files get a thread of their own once
@@ -82,36 +83,13 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   const threadWhenOverUs = { auto: WRITE_THREAD_OVER_US, on: 0, off: undefined }[settings.writeThread ?? 'auto'];
   const pages = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1, threadWhenOverUs });
   if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
-  const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => pages.peekId === 1 }), p.listeners);
-
-  const retry = tseRetry(settings.retries, settings.maxRetryAfterMs);
-  const program: CrawlProgram = {
-    resolveLink: p.resolve,
-    inScope: p.inScope,
-    async onResponse(page: FetchedPage) {
-      const { response, url, entry } = page;
-      const reject = tseFinalReason(response, settings.maxRetryAfterMs);
-      if (reject !== undefined) {
-        onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: reject });
-        await durable();
-        return 'done';
-      }
-      const id = await pages.save({ url: url.key, depth: page.depth, body: response.body });
-      await durable();
-      page.documentId = id;
-      onEvent({ type: 'saved', url, depth: page.depth, id });
-      log.flush();
-      progress.update(() => `crawler: ${pages.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${page.depth}`);
-      return 'scan';
-    },
-    onFailure(entry, url, error) {
-      // A chain of too many redirects was told by its redirect event, at the URL that redirected.
-      if (error.code !== 'ERR_REDIRECT_LIMIT') onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: failureReason(error) });
-      if (archive !== undefined) recorded = archive.mark();
-    },
-    onSeedDisallowed: () => seedPanic.disallowed(),
-    retry: (entry, outcome) => retry(entry.attempts ?? 0, outcome),
+  // Each page's lines are written once it is saved (its links follow with the next page's), and the progress line drawn.
+  const pageSaved = (e: CrawlEvent): void => {
+    if (e.type !== 'saved') return;
+    log.flush();
+    progress.update(() => `crawler: ${pages.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${e.depth}`);
   };
+  const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => pages.peekId === 1 }), [...p.listeners, pageSaved]);
 
   const crawl = new Crawl({
     seed,
@@ -122,10 +100,12 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     extractor: p.extractor,
     fetcher: p.fetcher,
     politeness: p.politeness,
-    robots,
+    loadRobots: robots === undefined ? undefined : (origin) => robots.rulesFor(origin),
     // With a report, each page's records are in its journal before the page is done in the crawl state.
     frontier: report === undefined ? frontier : new JournaledFrontier(frontier, (links) => report.completing(links)),
-    program,
+    policy: p.policy,
+    sink: pages,
+    beforeComplete: durable,
     signal: io.signal,
     concurrency: settings.concurrency,
     connectionsPerHost: settings.connectionsPerHost,

@@ -5,7 +5,7 @@
  * the seed's `Failed` line. The words and reasons are in `tse.ts`, once.
  */
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
-import type { CliIo } from '../cli/run-cli.js';
+import type { CliIo } from '../program-io.js';
 import type { CrawlLog } from '../output/cs50-log.js';
 import { encodeTarget } from '../url/request-target.js';
 import { LINK_WORDS, redirectRefusal, robotsDisallowAll, type SeedPanic } from './tse.js';
@@ -55,7 +55,9 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         failed(e.url, e.depth, e.reason);
         break;
       case 'disallowed':
-        failed(e.url, e.depth, '(disallowed by robots.txt)', 'robots.txt disallows it (--ignore-robots to crawl anyway)');
+        // The seed: a PANIC that says why robots.txt disallows it (its rules, or its failure: 5xx or unreachable).
+        if (e.depth === 0 && nothingSaved()) seedPanic.disallowed();
+        else log.event(e.depth, 'Failed', e.url, '(disallowed by robots.txt)');
         break;
       case 'lost':
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);

@@ -8,48 +8,23 @@
  */
 import { exchangeEvents } from '../engine/event-fanout.js';
 import type { CrawlEventSink } from '../engine/events.js';
+import type { TseParts } from './tse-parts.js';
 import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../extract/html.js';
 import { Politeness } from '../frontier/politeness.js';
 import { HttpClient } from '../http/client.js';
 import { CrawlLog } from '../output/cs50-log.js';
 import { Progress } from '../output/progress.js';
-import { reportRecorder, stopWords, type ReportRecorder } from '../report/report-recorder.js';
-import { EXIT_INTERRUPTED, type CliIo } from '../cli/run-cli.js';
+import { reportRecorder, stopWords } from '../report/report-recorder.js';
+import { EXIT_INTERRUPTED, type CliIo } from '../program-io.js';
 import type { ReportSettings } from '../report/run-info.js';
-import type { RobotsFetcher } from '../robots/policy.js';
 import { checkPageDirectory } from '../sink/tse-pagedir.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
-import { robotsRedirectRule, SeedPanic, tseInScope, type TseSettings } from './tse.js';
+import { robotsRedirectRule, SeedPanic, tsePolicy, type TseSettings } from './tse.js';
 import { runTseCrawl } from './tse-crawl.js';
 import { runTseWorker } from './tse-worker.js';
-import type { CrawlArchive } from '../archive/crawl-archive.js';
 import { startArchive, withArchive } from './archive-run.js';
-
-/** What a TSE run is built from: the settings and the parts both kinds of run share. */
-export interface TseParts {
-  settings: TseSettings;
-  io: CliIo;
-  client: HttpClient;
-  politeness: Politeness;
-  fetcher: PoliteFetcher;
-  /** Resolves a link (or a queued URL) against a base, with the URL length and path depth caps. */
-  resolve: (href: string, base: HttpUrl) => HttpUrl;
-  inScope: (url: HttpUrl) => boolean;
-  /** undefined with --ignore-robots. */
-  robotsFetch: RobotsFetcher | undefined;
-  extractor: HtmlLinkExtractor;
-  log: CrawlLog;
-  progress: Progress;
-  seedPanic: SeedPanic;
-  /** Consumers of every event of the run besides the log, wire exchanges included (the crawl archive, the report). */
-  listeners: readonly CrawlEventSink[];
-  /** --report: the crawl report (also one of the listeners). */
-  report: ReportRecorder | undefined;
-  /** The crawl archive (--warc), whose records of a page are written before the page is durably done. */
-  archive: CrawlArchive | undefined;
-}
 
 /** Runs the crawl the settings describe; resolves with the exit status. */
 export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
@@ -68,8 +43,7 @@ export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: 
     client,
     politeness,
     fetcher,
-    resolve,
-    inScope: tseInScope(settings.scope),
+    policy: tsePolicy(settings, resolve),
     robotsFetch: settings.ignoreRobots ? undefined : fetcher.robotsFetcher((h) => parseHttpUrl(h, settings.maxUrlLength), resolve, settings.maxRedirects, mayFollow),
     extractor: new HtmlLinkExtractor(),
     log: new CrawlLog(io, settings.log),

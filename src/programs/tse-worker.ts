@@ -9,15 +9,16 @@
 import { CrawlerError, describeError } from '../errors.js';
 import { fanOut } from '../engine/event-fanout.js';
 import type { CrawlEvent } from '../engine/events.js';
-import { Worker, type WorkerProgram, type WorkerSummary } from '../engine/worker.js';
+import { Worker, type WorkerSummary } from '../engine/worker.js';
+import type { StoredRobotsPolicy } from '../engine/store-robots.js';
 import type { ClaimStore } from '../frontier/claim-store.js';
 import { CRAWLER_FAILURE_POLICY, decodeRobotsBody, DEFAULT_MAX_CRAWL_DELAY, DEFAULT_MAX_ROBOTS_BYTES, rulesFromAnswer } from '../robots/policy.js';
 import { TsePageDirectory } from '../sink/tse-pagedir.js';
-import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
-import { failureReason, tseFinalReason, tseRetry } from './tse.js';
+import { EXIT_INTERRUPTED } from '../program-io.js';
 import { tseEventLog } from './tse-log.js';
-import type { TseParts } from './tse-run.js';
+import type { TseParts } from './tse-parts.js';
 import type { TseSettings } from './tse.js';
+import type { HttpUrl } from '../url/http-url.js';
 
 /** Opens the store a --frontier value names (its module is loaded only then: a private crawl never loads pg). */
 export async function openClaimStore(spec: string, lanes: number): Promise<ClaimStore> {
@@ -51,25 +52,15 @@ export async function runTseWorker(p: TseParts, shared: NonNullable<TseSettings[
 async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, store: ClaimStore): Promise<number> {
   const { settings, io, log, progress, seedPanic } = p;
   const { seed } = settings;
-  const sink = new TsePageDirectory(settings.pageDir);
-  // The page's records are in the archive before the store hears it is done.
-  const stage = sink.stage.bind(sink);
-  sink.stage = async (page) => {
-    const staged = await stage(page);
-    await p.archive?.written(page.url);
-    return staged;
-  };
+  // IDs come from the store in any order: each page waits under a temporary name.
+  const sink = new TsePageDirectory(settings.pageDir, { staging: 'file' });
   const robotsOptions = { userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, maxBytes: DEFAULT_MAX_ROBOTS_BYTES, maxCrawlDelay: DEFAULT_MAX_CRAWL_DELAY };
-  const program: WorkerProgram = {
-    resolveLink: p.resolve,
-    inScope: p.inScope,
-    rejectReason: (response) => tseFinalReason(response, settings.maxRetryAfterMs),
-    retry: tseRetry(settings.retries, settings.maxRetryAfterMs),
-    failureReason,
-    robotsFetch: p.robotsFetch ?? (async () => ({ error: new Error('robots.txt is ignored') })),
-    robotsRules: (answer) => rulesFromAnswer(answer.status === 0 ? { error: undefined } : { status: answer.status, body: Buffer.from(answer.body, 'utf8') }, robotsOptions),
-    storedRobots: (status, body) => ({ status, body: status >= 200 && status < 300 ? decodeRobotsBody(body, DEFAULT_MAX_ROBOTS_BYTES) : '' }),
+  const robots: StoredRobotsPolicy = {
+    fetch: p.robotsFetch ?? (async () => ({ error: new Error('robots.txt is ignored') })),
+    rules: (answer) => rulesFromAnswer(answer.status === 0 ? { error: undefined } : { status: answer.status, body: Buffer.from(answer.body, 'utf8') }, robotsOptions),
+    stored: (status, body) => ({ status, body: status >= 200 && status < 300 ? decodeRobotsBody(body, DEFAULT_MAX_ROBOTS_BYTES) : '' }),
   };
+  const archive = p.archive;
   // Every page of a shared crawl at depth 0 is the seed or its redirect target, fetched before anything is saved.
   const toLog = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => true }), p.listeners);
   // A claim's events come in one synchronous run once it is completed: its lines are written in one go after it.
@@ -100,10 +91,13 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
     fetcher: p.fetcher,
     politeness: p.politeness,
     sink,
-    program,
+    policy: p.policy,
+    robots,
     onEvent,
     signal: io.signal,
     outputRoom: io.stdoutRoom,
+    // The page's records are in the archive before the store hears it is done.
+    ...(archive === undefined ? {} : { beforeComplete: (url: HttpUrl) => archive.written(url.key) }),
   });
   let summary: WorkerSummary | undefined;
   const saved = (): number => summary?.saved ?? 0;

@@ -7,7 +7,8 @@
  */
 import { CrawlerError, describeError } from '../errors.js';
 import { CRAWLER_FAILURE_POLICY } from '../robots/policy.js';
-import type { LinkAction } from '../engine/crawl.js';
+import type { LinkAction } from '../engine/events.js';
+import type { PagePolicy } from '../engine/page-path.js';
 import type { FetchResponse, HttpClientOptions } from '../http/client.js';
 import { responseRetryAfter } from '../http/retry-after.js';
 import { isPushback } from '../engine/pushback.js';
@@ -92,6 +93,26 @@ export function tseFinalReason(response: FetchResponse, maxRetryAfterMs: number)
   const reason = tseRejectReason(response);
   const pause = reason === undefined ? undefined : responseRetryAfter(response);
   return pause?.ms !== undefined && pause.ms > maxRetryAfterMs ? `(HTTP ${response.status}, Retry-After: ${pause.value}, beyond --max-retry-after ${maxRetryAfterMs / 1000} s)` : reason;
+}
+
+/**
+ * The crawler's page policy, for the private crawl and a shared worker
+ * alike: links in scope and not well-known non-HTML files are followed; a
+ * final answer is saved when it is a 200 with an HTML (or no) Content-Type,
+ * else it fails with its reason; push-backs are tried again (--retries).
+ */
+export function tsePolicy(settings: Pick<TseSettings, 'scope' | 'maxRetryAfterMs' | 'retries'>, resolve: (href: string, base: HttpUrl) => HttpUrl): PagePolicy {
+  const { maxRetryAfterMs } = settings;
+  return {
+    resolveLink: resolve,
+    inScope: tseInScope(settings.scope),
+    verdict: ({ response }) => {
+      const reason = tseFinalReason(response, maxRetryAfterMs);
+      return reason === undefined ? { keep: true, scan: true } : { keep: false, reason };
+    },
+    retry: tseRetry(settings.retries, maxRetryAfterMs),
+    failureReason,
+  };
 }
 
 /** The reason a `Failed` line gives for a URL that could not be fetched or saved. */

@@ -11,6 +11,7 @@
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { CrawlerError } from '../errors.js';
 import { writeFileNewSync } from './atomic-file.js';
+import type { PageSink, PageToKeep, StagedPage } from './page-sink.js';
 
 /** Longest file name we make, in bytes (most file systems allow 255). */
 export const MAX_NAME_BYTES = 200;
@@ -80,7 +81,7 @@ function withSuffix(name: string, n: number): string {
   return dot > 0 ? `${name.slice(0, dot)}-${n}${name.slice(dot)}` : `${name}-${n}`;
 }
 
-export class OutputDirSink {
+export class OutputDirSink implements PageSink {
   readonly dir: string;
   private readonly used = new Set<string>();
 
@@ -94,6 +95,14 @@ export class OutputDirSink {
     let name = base;
     for (let n = 2; this.used.has(name.toLowerCase()); n++) name = withSuffix(base, n);
     return name;
+  }
+
+  /** PageSink: a page is written (under the last segment of its path) when published; its ID names nothing here. */
+  stage(page: PageToKeep): StagedPage {
+    return {
+      publish: async () => void (await this.save(page.url.path, page.body)),
+      discard: () => undefined,
+    };
   }
 
   /** Saves a body under a name nothing holds yet; resolves with the file name used. */

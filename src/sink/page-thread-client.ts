@@ -11,7 +11,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { CrawlerError, type ErrorCode } from '../errors.js';
-import { ALIGN_SLACK, SendRing, alignedFor } from '../archive/send-ring.js';
+import { ALIGN_SLACK, SendRing, alignedFor } from '../thread/send-ring.js';
 import { SeqWaiters } from '../thread/seq-waiters.js';
 import { threadFile } from '../thread/thread-file.js';
 

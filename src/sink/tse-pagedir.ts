@@ -15,6 +15,7 @@ import { accessSync, constants, lstatSync, readdirSync, readFileSync, statSync, 
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
 import { discardStagedSync, isTempName, publishStagedSync, stageFileSync, writeFileAtomicSync } from './atomic-file.js';
+import type { PageSink, PageToKeep, StagedPage } from './page-sink.js';
 import type { PageThread } from './page-thread-client.js';
 import { STATE_FILE } from './state-file.js';
 
@@ -32,13 +33,7 @@ export interface TsePage {
   body: Buffer;
 }
 
-/** A page written under a temporary name, waiting for its ID. */
-export interface StagedPage {
-  /** Renames it to `DIR/id`. Throws ERR_WRITE. */
-  publish(id: number): void;
-  /** Removes it. */
-  discard(): void;
-}
+export type { StagedPage };
 
 /** The two lines before the body: the URL and the depth. */
 function pageHead(page: TsePage): string {
@@ -133,8 +128,18 @@ export const THREAD_WINDOW = 50;
 export const SLOW_WINDOWS = 3;
 const RECENT_WINDOWS = 5;
 
-export class TsePageDirectory {
+/**
+ * How a page waits for its ID. `memory`: a private crawl, whose IDs come in
+ * order, keeps the page in memory and writes `DIR/ID` on publish (one write
+ * a page). `file`: a worker of a shared crawl, whose IDs come from the store
+ * in any order, writes it under a temporary name at once and renames it on
+ * publish, so a crash before the store has it leaves no page file.
+ */
+export type Staging = 'memory' | 'file';
+
+export class TsePageDirectory implements PageSink {
   readonly dir: string;
+  private readonly staging: Staging;
   private nextId: number;
   private markerWritten = false;
   private readonly fsync: boolean;
@@ -164,8 +169,9 @@ export class TsePageDirectory {
    * `isWritten` says its file is in place (see `written`), and call `finish`
    * at the end.
    */
-  constructor(dir: string, options: { firstId?: number; fsync?: boolean; threadWhenOverUs?: number; now?: () => number } = {}) {
+  constructor(dir: string, options: { firstId?: number; fsync?: boolean; threadWhenOverUs?: number; now?: () => number; staging?: Staging } = {}) {
     this.dir = dir;
+    this.staging = options.staging ?? 'memory';
     this.nextId = options.firstId ?? 1;
     this.fsync = options.fsync ?? false;
     this.threadWhenOverUs = options.threadWhenOverUs;
@@ -266,12 +272,21 @@ export class TsePageDirectory {
   }
 
   /**
-   * Writes a page whose ID is not known yet (a shared frontier gives it once
-   * the page is recorded): `publish` then puts it under its ID, `discard`
-   * drops it. Until then it has only a temporary name, so a crash leaves no
-   * page file.
+   * Stages a page whose ID is not known yet (see Staging): `publish` puts it
+   * under its ID, `discard` drops it. In memory, the IDs published must come
+   * in order from `firstId`.
    */
-  async stage(page: TsePage): Promise<StagedPage> {
+  async stage(kept: PageToKeep): Promise<StagedPage> {
+    const page: TsePage = { url: kept.url.key, depth: kept.depth, body: kept.body };
+    if (this.staging === 'memory') {
+      return {
+        publish: async (id) => {
+          if (id !== this.nextId) throw new CrawlerError('ERR_STATE', `page ${page.url} published as ${id}, but the next ID is ${this.nextId}`);
+          await this.save(page);
+        },
+        discard: () => undefined,
+      };
+    }
     this.mark();
     const path = stageFileSync(this.dir, 'staged', pageChunks(page), { fsync: this.fsync });
     return {

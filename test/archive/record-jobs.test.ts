@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExchangeInput } from '../../src/archive/exchange-records.js';
 import { packExchange, unpackExchange } from '../../src/archive/record-jobs.js';
-import { SendRing } from '../../src/archive/send-ring.js';
+import { SendRing } from '../../src/thread/send-ring.js';
 
 /** `text` as a Buffer that starts `offset` bytes into its ArrayBuffer. */
 function at(offset: number, text: string): Buffer {

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Progress } from '../../src/output/progress.js';
-import type { CliIo } from '../../src/cli/run-cli.js';
+import type { CliIo } from '../../src/program-io.js';
 
 function fakeIo(tty: boolean): { io: CliIo; err: string[] } {
   const err: string[] = [];

@@ -97,7 +97,8 @@ test('redirects are followed in the same step, each hop a request; loops, long c
     'redirect 1 /to-private -> /private/x robots',
   ]);
   assert.deepEqual(local(s, r.pages), ['/ => /', '/moved => /target.html'], 'the program sees the answered URL under the entry that redirected');
-  assert.deepEqual(local(s, r.failures.map((f) => `${f.entry} ${f.url} ${f.code}`)), ['/chain0 /chain3 ERR_REDIRECT_LIMIT']);
+  // A chain too long is told once, by its redirect event above (the CS50 log's Failed line comes from it): no failure besides.
+  assert.deepEqual(r.failures, []);
   const requested = s.paths();
   assert.equal(requested.filter((p) => p === '/target.html').length, 1);
   for (const never of ['/chain3', '/private/x']) assert.ok(!requested.includes(never), `${never} is not requested`);

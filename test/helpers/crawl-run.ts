@@ -1,11 +1,15 @@
 /**
  * One private crawl (`Crawl`) in process, for the engine tests: the memory
  * frontier, the real HTTP client, politeness and polite fetcher, the HTML
- * extractor, robots.txt under the crawler's failure policy, and a program
- * that scans every 200 and records what it is told. Events come back one
- * line each (`show`), so a test compares sequences.
+ * extractor, robots.txt under the crawler's failure policy, and a policy
+ * that keeps and scans every 200 and records what it is asked. Events come
+ * back one line each (`show`), so a test compares sequences; the events that
+ * tell what the policy decided (saved, failed, disallowed) are kept apart,
+ * in `pages`, `failures` and `seedDisallowed`.
  */
-import { Crawl, type CrawlProgram, type CrawlSummary, type FetchedPage } from '../../src/engine/crawl.js';
+import { Crawl, type CrawlSummary } from '../../src/engine/crawl.js';
+import type { AnsweredPage, PagePolicy } from '../../src/engine/page-path.js';
+import { NO_PAGE_SINK } from '../../src/sink/page-sink.js';
 import type { CrawlEvent } from '../../src/engine/events.js';
 import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../../src/extract/html.js';
@@ -31,8 +35,8 @@ export interface CrawlSetup {
   signal?: AbortSignal;
   /** The output's room (CrawlOptions.outputRoom). */
   outputRoom?: () => Promise<void> | undefined;
-  /** Told each page as it reaches the program, with the politeness (whose `sent` are the requests written so far). */
-  onPage?: (page: FetchedPage, politeness: RecordingPoliteness) => void;
+  /** Told each page as it reaches the policy, with the politeness (whose `sent` are the requests written so far). */
+  onPage?: (page: AnsweredPage, politeness: RecordingPoliteness) => void;
 }
 
 /** Politeness that also keeps the time of every request start it stamps (when the request was written). */
@@ -87,17 +91,28 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
       ? undefined
       : new RobotsPolicy({ userAgent: 'crawl-test', onFailure: CRAWLER_FAILURE_POLICY, fetch: fetcher.robotsFetcher(parseHttpUrl, resolve, maxRedirects) });
   const out: Omit<CrawlOutcome, 'summary'> = { events: [], pages: [], failures: [], seedDisallowed: [], politeness };
-  const program: CrawlProgram = {
+  // The verdict is asked again for a page scanned ahead: each answer is recorded once.
+  const asked = new WeakSet<object>();
+  let visiting = '';
+  const policy: PagePolicy = {
     resolveLink: resolve,
     inScope: o.inScope ?? ((url) => url.origin === seed.origin),
-    async onResponse(p) {
-      out.pages.push(`${p.entry.url} => ${p.url.key}`);
-      o.onPage?.(p, politeness);
-      return p.response.status === 200 ? 'scan' : 'done';
+    verdict(p) {
+      if (!asked.has(p.response)) {
+        asked.add(p.response);
+        out.pages.push(`${p.entry.url} => ${p.url.key}`);
+        o.onPage?.(p, politeness);
+      }
+      return p.response.status === 200 ? { keep: true, scan: true } : { keep: false };
     },
-    willScan: ({ response }) => response.status === 200,
-    onFailure: (entry, url, error) => void out.failures.push({ entry: entry.url, url: url.key, code: error.code }),
-    onSeedDisallowed: (url) => void out.seedDisallowed.push(url.key),
+    failureReason: (error) => error.message,
+  };
+  const onEvent = (e: CrawlEvent): void => {
+    if (e.type === 'response') visiting = e.url.key;
+    if (e.type === 'saved') return;
+    if (e.type === 'failed') out.failures.push({ entry: visiting, url: e.url, code: e.error?.code ?? '' });
+    else if (e.type === 'disallowed') out.seedDisallowed.push(e.url);
+    else out.events.push(show(e));
   };
   try {
     const crawl = new Crawl({
@@ -109,10 +124,11 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
       extractor: new HtmlLinkExtractor(),
       fetcher,
       politeness,
-      robots,
+      loadRobots: robots === undefined ? undefined : (origin) => robots.rulesFor(origin),
       frontier: new MemoryFrontier(),
-      program,
-      onEvent: (e) => void out.events.push(show(e)),
+      policy,
+      sink: NO_PAGE_SINK,
+      onEvent,
       concurrency: o.concurrency ?? 1,
       ...(o.scanAhead === undefined ? {} : { scanAhead: o.scanAhead }),
       ...(o.fetchNext === undefined ? {} : { fetchNext: o.fetchNext }),

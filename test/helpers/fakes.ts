@@ -3,7 +3,7 @@
  * the HTTP client would hand it over (no socket), and a CliIo that records
  * what a program writes instead of writing it.
  */
-import type { CliIo } from '../../src/cli/run-cli.js';
+import type { CliIo } from '../../src/program-io.js';
 import type { FetchResponse } from '../../src/http/client.js';
 import type { HttpUrl } from '../../src/url/http-url.js';
 

@@ -5,7 +5,8 @@
  */
 import type { CrawlEvent } from '../../src/engine/events.js';
 import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
-import { Worker, type WorkerProgram } from '../../src/engine/worker.js';
+import type { PagePolicy } from '../../src/engine/page-path.js';
+import { Worker } from '../../src/engine/worker.js';
 import { HtmlLinkExtractor } from '../../src/extract/html.js';
 import type { ClaimCrawlConfig, ClaimStore } from '../../src/frontier/claim-store.js';
 import { Politeness } from '../../src/frontier/politeness.js';
@@ -22,7 +23,7 @@ export interface TestWorkerOptions {
   /** Back-off on push-backs (as crawler has it; default off). */
   backOff?: boolean;
   /** The program's retry decision (default: none). */
-  retry?: WorkerProgram['retry'];
+  retry?: PagePolicy['retry'];
   lanes?: number;
   /** Receives the worker's politeness (to look at a host's streak). */
   politeness?: Politeness;
@@ -48,16 +49,18 @@ export function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, report
     extractor: new HtmlLinkExtractor(),
     fetcher,
     politeness,
-    sink: new TsePageDirectory(dir),
-    program: {
+    sink: new TsePageDirectory(dir, { staging: 'file' }),
+    policy: {
       resolveLink: (href, base) => resolveHttpUrl(href, base),
       inScope: o.inScope ?? ((url) => url.origin === seed.origin),
-      rejectReason: (r) => (r.status === 200 ? undefined : `(HTTP ${r.status})`),
+      verdict: ({ response: r }) => (r.status === 200 ? { keep: true, scan: true } : { keep: false, reason: `(HTTP ${r.status})` }),
       failureReason: (e) => `(${e.message})`,
-      robotsFetch: o.robots === true ? fetcher.robotsFetcher((h) => parseHttpUrl(h), resolveHttpUrl, 5) : async () => ({ error: new Error('not used') }),
-      robotsRules: (a) => rulesFromAnswer({ status: a.status, body: Buffer.from(a.body) }, robotsOptions),
-      storedRobots: (status, body) => ({ status, body: body.toString() }),
       ...(o.retry === undefined ? {} : { retry: o.retry }),
+    },
+    robots: {
+      fetch: o.robots === true ? fetcher.robotsFetcher((h) => parseHttpUrl(h), resolveHttpUrl, 5) : async () => ({ error: new Error('not used') }),
+      rules: (a) => rulesFromAnswer({ status: a.status, body: Buffer.from(a.body) }, robotsOptions),
+      stored: (status, body) => ({ status, body: body.toString() }),
     },
     onEvent: (e) => void reports.push(e),
     ...(o.signal ? { signal: o.signal } : {}),

@@ -103,7 +103,7 @@ test('events without a protocol line (saved, scanning, failed, disallowed) write
 test('FOUND_KEYWORD: the line\'s raw bytes, not decoded, in one write; NOT_FOUND_KEYWORD: with its colon', () => {
   const { p, rec } = protocol();
   const line = Buffer.from([0x3c, 0x70, 0x3e, 0xff, 0xfe, 0x6b, 0x65, 0x79, 0xc3, 0x28]); // "<p>", invalid UTF-8, "key", a broken sequence
-  p.found(parseHttpUrl('http://h.example:8080/a b'), line);
+  p.consume({ type: 'match', url: parseHttpUrl('http://h.example:8080/a b'), depth: 1, line });
   p.notFound();
   assert.equal(rec.stdout.length, 2);
   const found = rec.stdout[0] as Uint8Array;

@@ -1,0 +1,336 @@
+/**
+ * The visit of one taken URL, the same under both schedulers (style.md, "The
+ * seam is the visit"): resolve it, check robots.txt, fetch it politely,
+ * follow or queue its redirects, ask the program's policy what the final
+ * answer is worth, stage the page in the sink, classify its links in
+ * document order, and tell every event. What differs between a private crawl
+ * and a worker of a shared one is only how URLs are taken and completed (an
+ * ordered window; claim lanes): the scheduler takes an entry, calls `visit`,
+ * completes the entry with what the visit gives, then calls `told` (or
+ * `lost`) with what the frontier answered.
+ *
+ * Events: a request's `response` (and, when redirects are followed in the
+ * visit, each `redirect`) is told as it happens; everything that depends on
+ * the completion (the page's ID, which links were new) is told by `told`:
+ * `saved`, `match`, `scanning` then each link; or `failed`, `disallowed`, a
+ * queued `redirect`.
+ */
+import { isCrawlerError, type CrawlerError } from '../errors.js';
+import type { LinkExtractor } from '../extract/types.js';
+import type { ClaimEntry } from '../frontier/claim-store.js';
+import type { FrontierEntry } from '../frontier/store.js';
+import type { FetchResponse } from '../http/client.js';
+import { ExchangeError } from '../http/connection.js';
+import type { PageSink, StagedPage } from '../sink/page-sink.js';
+import type { HttpUrl } from '../url/http-url.js';
+import type { CrawlEvent, CrawlEventSink, LinkAction } from './events.js';
+import { LinkClassifier } from './link-classifier.js';
+import { pageLinks, type PageLink } from './page-links.js';
+import { PageScan } from './page-scan.js';
+import type { PoliteFetcher } from './polite-fetch.js';
+import { followRedirects, redirectLocation, type FetchOutcome } from './redirects.js';
+import type { RobotsGate } from './robots-gate.js';
+
+/** A final answer as the policy sees it. */
+export interface AnsweredPage {
+  entry: FrontierEntry;
+  /** The URL that answered (after redirects). */
+  url: HttpUrl;
+  depth: number;
+  response: FetchResponse;
+}
+
+/** What a final answer is worth to the program. */
+export type Verdict =
+  /** Not kept: with a reason, the page failed (a `failed` event); without one, nothing is told (KeywordHunter's non-200). */
+  | { keep: false; reason?: string | undefined }
+  /** Kept (staged, then saved under an ID); its links are scanned when `scan` and it is above the depth limit; `match` stops the crawl there. */
+  | { keep: true; scan: boolean; match?: Buffer | undefined };
+
+/** The program's policy: small, pure functions (src/programs). */
+export interface PagePolicy {
+  /** Resolves a link (or a queued URL) against a base; throws CrawlerError when it is not a crawlable URL. */
+  resolveLink(href: string, base: HttpUrl): HttpUrl;
+  /** False for a URL the crawl must never request (out of scope, not a page). */
+  inScope(url: HttpUrl): boolean;
+  /** What a final (non-redirect) answer is worth. Pure: asked again for the same response, the same verdict. */
+  verdict(page: AnsweredPage): Verdict;
+  /** Whether a try that ended this way is made again later, given the tries given up before. Absent: never. */
+  retry?(attempts: number, outcome: FetchOutcome): boolean;
+  /** The reason a `failed` event gives for a URL that could not be fetched. */
+  failureReason(error: CrawlerError): string;
+}
+
+/** What the frontier answered when the entry was completed. */
+export interface Completed {
+  /** The document ID the page took (when it was kept). */
+  documentId: number | undefined;
+  /** For each link queued, in order: true when it was new, false for a duplicate. */
+  added: readonly boolean[];
+}
+
+/** How a visit ended: what the scheduler completes the entry with. */
+export type Visit =
+  /** A stop cut it short: give the entry back untouched. */
+  | { end: 'aborted' }
+  /** Pushed back with tries left: queue it again later at its depth (only its `response` was told). */
+  | { end: 'retry' }
+  /** Done: queue `links`; a kept page is `page` (to publish under its ID); `stop`: the program stops the crawl here. */
+  | VisitDone;
+
+export interface VisitDone {
+  end: 'done';
+  links: ClaimEntry[];
+  page: StagedPage | undefined;
+  /** The URL that answered the kept page (undefined when nothing was kept). */
+  url?: HttpUrl | undefined;
+  stop: boolean;
+  /** Told by `told`. */
+  readonly pending: Pending;
+}
+
+/** What a visit tells once its entry is completed. */
+interface Pending {
+  kept?: { url: HttpUrl; depth: number; match: Buffer | undefined };
+  /** Events before the scan's (failed, disallowed, a queued redirect whose action waits for the frontier). */
+  events: CrawlEvent[];
+  /** A redirect whose target was queued (links[0] when followed): its event says duplicate when the frontier had it. */
+  redirect?: CrawlEvent & { type: 'redirect' };
+  scan?: PageScan<ClaimEntry> | undefined;
+}
+
+export interface PagePathOptions {
+  /** The crawl's seed: what queued URLs are resolved against. */
+  seed: HttpUrl;
+  policy: PagePolicy;
+  extractor: LinkExtractor;
+  fetcher: PoliteFetcher;
+  /** robots.txt: each host's rules, loaded when a URL of it is first met (or learnt from a shared store). */
+  robots: RobotsGate;
+  /** Pages at this depth are kept but not scanned. */
+  maxDepth: number;
+  maxRedirects: number;
+  /**
+   * `follow`: a redirect's target is fetched within the visit, hop by hop
+   * (a private crawl, KeywordHunter). `queue`: it is queued at the same
+   * depth and fetched in its turn (a worker of a shared crawl, which holds
+   * one host's turn at a time; the frontier's seen set ends loops).
+   */
+  redirects: 'follow' | 'queue';
+  /** The seen set, where the visit asks it (a private frontier); absent where the store says so on completion. */
+  seen?: { isSeen(key: string): boolean; markSeen(key: string): boolean };
+  sink: PageSink;
+  onEvent: CrawlEventSink;
+  /** The scheduler's stop: ends every wait of a visit. */
+  signal: AbortSignal;
+}
+
+const NOTHING: ClaimEntry[] = [];
+
+export class PagePath {
+  readonly robots: RobotsGate;
+  readonly classifier: LinkClassifier;
+  /** Final answers seen (the page budget counts them). */
+  answered = 0;
+  private readonly o: PagePathOptions;
+  private readonly resolve: (href: string, base: HttpUrl) => HttpUrl;
+
+  constructor(options: PagePathOptions) {
+    this.o = options;
+    const policy = options.policy;
+    this.resolve = (href, base) => policy.resolveLink(href, base);
+    this.robots = options.robots;
+    const seen = options.seen;
+    this.classifier = new LinkClassifier({ inScope: (url) => options.policy.inScope(url), robots: this.robots, ...(seen === undefined ? {} : { isSeen: (key: string) => seen.isSeen(key) }) });
+  }
+
+  /**
+   * Visits a taken entry. `first` is its first request's outcome when the
+   * scheduler fetched it ahead (undefined: fetched now); `fetchHop`, where a
+   * redirect's target may have been fetched ahead too.
+   */
+  async visit(entry: FrontierEntry, first?: FetchOutcome, fetchHop?: (url: HttpUrl) => Promise<FetchOutcome> | undefined): Promise<Visit> {
+    const { policy, onEvent } = this.o;
+    const depth = entry.depth;
+    let start: HttpUrl;
+    try {
+      start = policy.resolveLink(entry.url, this.o.seed);
+    } catch (err) {
+      if (!isCrawlerError(err)) throw err;
+      return this.done([{ type: 'failed', url: entry.key, depth, reason: policy.failureReason(err), error: err }]);
+    }
+    if (first === undefined && this.robots.allowsNow(start) === false) return this.done([{ type: 'disallowed', url: start.key, depth }]);
+    const signal = this.o.signal;
+    let aborted = false;
+    let queued: Pending['redirect'];
+    const links: ClaimEntry[] = [];
+    const end = await followRedirects(start, {
+      fetch: async (url, hop) => (hop === 0 && first !== undefined ? first : await (fetchHop?.(url) ?? this.o.fetcher.outcome(url, signal))),
+      maxRedirects: this.o.redirects === 'follow' ? this.o.maxRedirects : Infinity,
+      resolve: this.resolve,
+      onOutcome: (url, outcome) => {
+        const response = outcome.response;
+        if (response !== undefined) onEvent({ type: 'response', url, depth, status: response.status, notes: response.notes });
+      },
+      follow: async (step, from) => {
+        if (step.kind !== 'target') {
+          onEvent({ type: 'redirect', from, depth, target: step.kind === 'limit' ? step.target : undefined, raw: step.raw, action: 'invalid', error: step.error });
+          return false;
+        }
+        const target = step.target;
+        const action = await this.classify(target);
+        if (action === undefined || signal.aborted) {
+          aborted = true;
+          return false;
+        }
+        if (this.o.redirects === 'queue') {
+          // Told once the frontier says whether the target was new.
+          queued = { type: 'redirect', from, depth, target, raw: step.raw, action };
+          if (action === 'follow') links.push({ key: target.key, url: target.href, depth, origin: target.origin });
+          return false;
+        }
+        onEvent({ type: 'redirect', from, depth, target, raw: step.raw, action });
+        if (action !== 'follow') return false;
+        this.o.seen?.markSeen(target.key);
+        return true;
+      },
+    });
+    if (aborted) return { end: 'aborted' };
+    if (queued !== undefined) return { end: 'done', links, page: undefined, stop: false, pending: { events: [], redirect: queued } };
+    const { url, outcome } = end;
+    const response = outcome.response;
+    if (response === undefined) return this.failed(entry, url, outcome.error);
+    if (end.step?.kind !== 'final') return this.done([]); // a redirect not followed: its event said why
+    if (policy.retry?.(entry.attempts ?? 0, outcome) === true) return { end: 'retry' };
+    this.answered++;
+    const verdict = policy.verdict({ entry, url, depth, response });
+    if (!verdict.keep) return this.done(verdict.reason === undefined ? [] : [{ type: 'failed', url: url.key, depth, reason: verdict.reason }]);
+    const page = await this.o.sink.stage({ url, depth, body: response.body });
+    let scan: PageScan<ClaimEntry> | undefined;
+    if (verdict.scan && verdict.match === undefined && depth < this.o.maxDepth) {
+      scan = await this.scan(url, depth, response.body);
+      if (scan === undefined) {
+        page.discard();
+        return { end: 'aborted' };
+      }
+    }
+    return { end: 'done', links: scan?.links ?? NOTHING, page, url, stop: verdict.match !== undefined, pending: { kept: { url, depth, match: verdict.match }, events: [], scan } };
+  }
+
+  /** Tells a completed visit's events: `settled`, then `scanned`. */
+  told(visit: VisitDone, completed: Completed): void {
+    this.settled(visit, completed.documentId);
+    this.scanned(visit, completed.added);
+  }
+
+  /**
+   * Tells what a visit came to, which the frontier's answer about links
+   * does not change: why it failed, or the page saved under its ID (and a
+   * match). A private crawl tells it before its entry is completed, so that
+   * a page the crawl state holds as done has been told (the report's journal).
+   */
+  settled(visit: VisitDone, documentId: number | undefined): void {
+    const { onEvent } = this.o;
+    const p = visit.pending;
+    for (const e of p.events) onEvent(e);
+    const kept = p.kept;
+    if (kept !== undefined) {
+      if (documentId !== undefined) onEvent({ type: 'saved', url: kept.url, depth: kept.depth, id: documentId });
+      if (kept.match !== undefined) onEvent({ type: 'match', url: kept.url, depth: kept.depth, line: kept.match });
+    }
+  }
+
+  /** Tells what depends on which links were new (`added`, from completing the entry): a queued redirect, then the scan. */
+  scanned(visit: VisitDone, added: readonly boolean[]): void {
+    const { onEvent } = this.o;
+    const p = visit.pending;
+    if (p.redirect !== undefined) {
+      const e = p.redirect;
+      onEvent(e.action === 'follow' && added[0] !== true ? { ...e, action: 'duplicate' } : e);
+    }
+    if (p.scan !== undefined) for (const e of p.scan.told(added)) onEvent(e);
+  }
+
+  /** A visit whose completion the frontier refused (a shared crawl's lease ran out): nothing of it is told but that. */
+  lost(entry: FrontierEntry, visit: Visit): void {
+    if (visit.end === 'done') visit.page?.discard();
+    this.o.onEvent({ type: 'lost', url: entry.key, depth: entry.depth });
+  }
+
+  /** Tells that robots.txt disallows an entry, without visiting it (a seed checked before it is queued). */
+  disallowed(url: HttpUrl, depth: number): void {
+    this.o.onEvent({ type: 'disallowed', url: url.key, depth });
+  }
+
+  /**
+   * The links of an answer that the scan will certainly follow when the
+   * page's turn comes (it will be kept and scanned, and each link is in
+   * scope, not seen, and allowed by robots.txt rules already known): for
+   * fetching ahead. No event, no side effect.
+   */
+  linksAhead(entry: FrontierEntry, url: HttpUrl, outcome: FetchOutcome): Array<{ entry: FrontierEntry; url: HttpUrl }> {
+    const response = outcome.response;
+    if (response === undefined || entry.depth >= this.o.maxDepth || redirectLocation(response) !== undefined) return [];
+    const verdict = this.o.policy.verdict({ entry, url, depth: entry.depth, response });
+    if (!verdict.keep || !verdict.scan || verdict.match !== undefined) return [];
+    const out: Array<{ entry: FrontierEntry; url: HttpUrl }> = [];
+    for (const { url: link } of this.links(url, response.body)) {
+      if (link !== undefined && this.classifier.now(link) === 'follow') out.push({ entry: { key: link.key, url: link.href, depth: entry.depth + 1 }, url: link });
+    }
+    return out;
+  }
+
+  /** A request that got no (whole) answer: its response event (status 0 unless the head had arrived), then a retry or a failure. */
+  private failed(entry: FrontierEntry, url: HttpUrl, err: unknown): Visit {
+    if (!isCrawlerError(err)) throw err;
+    if (err.code === 'ERR_ABORTED') return { end: 'aborted' };
+    this.o.onEvent({ type: 'response', url, depth: entry.depth, status: err instanceof ExchangeError ? (err.status ?? 0) : 0, error: err });
+    if (this.o.policy.retry?.(entry.attempts ?? 0, { error: err }) === true) return { end: 'retry' };
+    return this.done([{ type: 'failed', url: url.key, depth: entry.depth, reason: this.o.policy.failureReason(err), error: err }]);
+  }
+
+  private done(events: CrawlEvent[]): VisitDone {
+    return { end: 'done', links: NOTHING, page: undefined, stop: false, pending: { events } };
+  }
+
+  /**
+   * external, then duplicate (where the visit knows), then robots (loading
+   * the host's rules when unknown), else follow. Undefined when a stop ended
+   * the wait for the host's rules (a shared crawl's loader then gives up).
+   */
+  private async classify(url: HttpUrl): Promise<LinkAction | undefined> {
+    const now = this.classifier.now(url);
+    if (now !== undefined) return now;
+    try {
+      return await this.classifier.classify(url);
+    } catch (err) {
+      if (isCrawlerError(err, 'ERR_ABORTED')) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Extracts, resolves and classifies the links of a page, in document
+   * order. Undefined when a stop cut it short (a robots.txt answer fetched
+   * after the stop cannot be trusted, so the page is redone).
+   */
+  private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<PageScan<ClaimEntry> | undefined> {
+    const scan = new PageScan<ClaimEntry>(page, depth);
+    for (const { raw, url, error } of this.links(page, body)) {
+      if (url === undefined) {
+        scan.push({ type: 'link', depth, raw, url: undefined, action: 'invalid', error }, undefined);
+        continue;
+      }
+      // Most links are decided without waiting (robots.txt already known): no promise per link then.
+      const action = this.classifier.now(url) ?? (await this.classify(url));
+      if (action === undefined || this.o.signal.aborted) return undefined;
+      scan.push({ type: 'link', depth, raw, url, action }, { key: url.key, url: url.href, depth: depth + 1, origin: url.origin });
+    }
+    return scan;
+  }
+
+  /** The links of a page in document order, resolved against its base. */
+  private links(page: HttpUrl, body: Buffer): Generator<PageLink> {
+    return pageLinks(this.o.extractor.extract(body), page, this.resolve);
+  }
+}
