@@ -111,6 +111,7 @@ export class Crawl {
       redirects: 'follow',
       seen: frontier,
       sink: options.sink,
+      robotsConcurrency: Math.max(1, options.concurrency ?? 1),
       onEvent: options.onEvent,
       signal: this.fetchSignal,
     });

@@ -120,6 +120,8 @@ export interface PagePathOptions {
   /** The seen set, where the visit asks it (a private frontier); absent where the store says so on completion. */
   seen?: { isSeen(key: string): boolean; markSeen(key: string): boolean };
   sink: PageSink;
+  /** Most robots.txt files fetched at once for the new hosts of one page (the crawl's --concurrency). Default 1. */
+  robotsConcurrency?: number;
   onEvent: CrawlEventSink;
   /** The scheduler's stop: ends every wait of a visit. */
   signal: AbortSignal;
@@ -316,13 +318,35 @@ export class PagePath {
    */
   private async scan(page: HttpUrl, depth: number, body: Buffer): Promise<PageScan<ClaimEntry> | undefined> {
     const scan = new PageScan<ClaimEntry>(page, depth);
-    for (const { raw, url, error } of this.links(page, body)) {
+    const links = [...this.links(page, body)];
+    // Most links are decided at once (robots.txt already known). The robots.txt of every host the page
+    // leads to that is not known yet is fetched at once, before any link is judged: a page that links to
+    // 500 new hosts waits for the slowest of them, not for their sum.
+    const actions: Array<LinkAction | undefined> = new Array<LinkAction | undefined>(links.length);
+    let unknown: string[] | undefined;
+    for (let i = 0; i < links.length; i++) {
+      const url = (links[i] as PageLink).url;
+      if (url === undefined) continue;
+      const action = this.classifier.now(url);
+      if (action === undefined) (unknown ??= []).push(url.origin);
+      else actions[i] = action;
+    }
+    if (unknown !== undefined) {
+      try {
+        await this.robots.learnAll(unknown, this.o.robotsConcurrency ?? 1);
+      } catch (err) {
+        if (isCrawlerError(err, 'ERR_ABORTED')) return undefined;
+        throw err;
+      }
+      if (this.o.signal.aborted) return undefined;
+    }
+    for (let i = 0; i < links.length; i++) {
+      const { raw, url, error } = links[i] as PageLink;
       if (url === undefined) {
         scan.push({ type: 'link', depth, raw, url: undefined, action: 'invalid', error }, undefined);
         continue;
       }
-      // Most links are decided without waiting (robots.txt already known): no promise per link then.
-      const action = this.classifier.now(url) ?? (await this.classify(url));
+      const action = actions[i] ?? this.classifier.now(url) ?? (await this.classify(url));
       if (action === undefined || this.o.signal.aborted) return undefined;
       scan.push({ type: 'link', depth, raw, url, action }, { key: url.key, url: url.href, depth: depth + 1, origin: url.origin });
     }

@@ -46,6 +46,30 @@ export class RobotsGate {
     return rules.isAllowed(url.target);
   }
 
+  /**
+   * Learns the rules of every origin of `origins` not known yet: fetched all
+   * at once, at most `limit` at a time (each host's own politeness still
+   * applies), then learnt in the order given, so that what is told of them
+   * does not depend on which answer came first. Rejects as the loader does
+   * (a shared crawl's loader when a stop came).
+   */
+  async learnAll(origins: Iterable<string>, limit: number): Promise<void> {
+    const load = this.o.load;
+    if (!this.enabled || load === undefined) return;
+    const wanted = [...new Set(origins)].filter((o) => !this.known.has(o));
+    if (wanted.length === 0) return;
+    const rules = new Map<string, RobotsRules>();
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < wanted.length) {
+        const origin = wanted[next++] as string;
+        rules.set(origin, await load(origin));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, wanted.length)) }, worker));
+    for (const origin of wanted) if (!this.known.has(origin)) this.learn(origin, rules.get(origin) as RobotsRules);
+  }
+
   /** The rules of `origin`, or undefined when not known. */
   rulesOf(origin: string): RobotsRules | undefined {
     return this.known.get(origin);

@@ -104,6 +104,7 @@ export class Worker {
       maxRedirects: 0,
       redirects: 'queue',
       sink: options.sink,
+      robotsConcurrency: Math.max(1, options.lanes),
       onEvent: options.onEvent,
       signal: this.signal,
     });
