@@ -16,7 +16,7 @@ export const FLAGS = defineFlags([
   { name: 'max-pages', type: 'count', arg: 'N', help: 'stop after N responses (default: no limit)' },
   { name: 'user-agent', type: 'string', arg: 'TEXT', default: CRAWLER_USER_AGENT, help: 'User-Agent header and robots.txt agent' },
   { name: 'retries', type: 'count', arg: 'N', default: 2, help: 'tries after the first for a page answered 429, 500, 502, 503 or 504, or lost to a timeout or reset (later in the crawl; the host backs off meanwhile)' },
-  { name: 'overwrite', type: 'boolean', help: 'crawl into a pageDirectory that holds numbered files but no .crawler marker (not a crawl of ours); its numbered files are then replaced' },
+  { name: 'overwrite', type: 'boolean', help: 'crawl into a pageDirectory that holds numbered files no crawl of ours recorded (a user\'s, or no .crawler marker); they are then replaced' },
   { name: 'resume', type: 'boolean', help: 'continue the interrupted crawl recorded in pageDirectory (same seedURL and maxDepth)' },
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
@@ -37,7 +37,7 @@ pageDirectory/ID: the URL, a newline, the depth, a newline, then the page
 exactly as served. IDs are 1, 2, 3... in the order pages are saved.
 
   seedURL        absolute http:// or https:// URL of the first page
-  pageDirectory  existing, writable directory (an earlier crawl in it is replaced)
+  pageDirectory  existing, writable directory, one crawl at a time; an earlier crawl is replaced
   maxDepth       0 to the depth limit (${DEFAULT_DEPTH_LIMIT}); 0 saves only the seed
 
 Options:
@@ -62,6 +62,6 @@ Log (stdout): one line per event, "%2d %*s%9s: %s" (depth, indent, word, URL),
 words Fetched, Scanning, Found, Added, IgnDupl, IgnExtrn, IgnRobots, Failed.
 
 Exit status: 0 the crawl ran (some pages may have failed); 1 an error
-prevented it (bad arguments, unusable directory, seed not fetchable:
-"PANIC: cannot crawl"); 130 stopped by SIGINT/SIGTERM.
+prevented it (bad arguments, unusable directory or one in use by another crawl, seed not
+fetchable: "PANIC: cannot crawl"); 130 stopped by SIGINT/SIGTERM.
 `;

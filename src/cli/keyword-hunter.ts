@@ -48,8 +48,8 @@ a CDXJ index beside it; --wacz FILE packages them for ReplayWeb.page.
 Options:
 ${formatFlags(FLAGS)}
 
-Exit status: 0 the search ran (found or not); 1 bad arguments or an unusable
-OutputDir; 130 stopped by SIGINT/SIGTERM.
+Exit status: 0 the search ran (found or not); 1 bad arguments, or an OutputDir
+unusable or in use by another run; 130 stopped by SIGINT/SIGTERM.
 `;
 
 function usage(message: string): CrawlerError {

@@ -16,11 +16,11 @@
  */
 import type Database from 'better-sqlite3';
 import { openDatabase } from './sqlite-open.js';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { removeFileSync } from '../sink/atomic-file.js';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
-import { STATE_FILE } from '../sink/state-file.js';
+import { STATE_FILE, stateFileParts, type EarlierCrawlRecord } from '../sink/state-file.js';
 import type { FrontierEntry, FrontierStore, PageCompletion } from './store.js';
 
 export { STATE_FILE };
@@ -48,7 +48,17 @@ export interface SqliteFrontierOptions extends CrawlIdentity {
    * durably done (see commitDue).
    */
   commitGate?: () => boolean;
+  /**
+   * A new crawl only: page files of earlier crawls of ours still in the
+   * directory have IDs up to this (0: none). Kept in the state, so that the
+   * crawl, resumed or not, removes them when it ends, and a later crawl
+   * knows them as ours.
+   */
+  ownedThrough?: number;
 }
+
+/** The meta key of SqliteFrontierOptions.ownedThrough (absent in a state written before it: 0). */
+const OWNED_THROUGH = 'ownedThrough';
 
 const STATE_PENDING = 0;
 const STATE_DONE = 1;
@@ -86,6 +96,8 @@ export class SqliteFrontier implements FrontierStore {
   private lastId: number;
   /** True when the file held an earlier crawl that this one continues. */
   readonly resumed: boolean;
+  /** Page files of earlier crawls of ours still in the directory have IDs up to this (see SqliteFrontierOptions). */
+  readonly ownedThrough: number;
   private readonly path: string;
 
   /** Opens (or creates) the state of the crawl in `dir`. Throws ERR_STATE on a mismatch or a damaged file. */
@@ -93,7 +105,7 @@ export class SqliteFrontier implements FrontierStore {
     const path = join(dir, STATE_FILE);
     this.path = path;
     const existed = existsSync(path);
-    if (existed && !options.resume) for (const f of [path, `${path}-wal`, `${path}-shm`]) removeFileSync(f);
+    if (existed && !options.resume) for (const f of stateFileParts(path)) removeFileSync(f);
     if (!existed && options.resume) {
       throw new CrawlerError('ERR_STATE', `nothing to resume: ${dir} holds no crawl state (${STATE_FILE}); run without --resume`);
     }
@@ -138,6 +150,7 @@ export class SqliteFrontier implements FrontierStore {
         put.run('seed', options.seed);
         put.run('maxDepth', String(options.maxDepth));
         put.run('lastId', '0');
+        put.run(OWNED_THROUGH, String(options.ownedThrough ?? 0));
       })();
     }
     this.stmt = {
@@ -160,6 +173,7 @@ export class SqliteFrontier implements FrontierStore {
     this.commitIntervalMs = options.commitIntervalMs ?? 100;
     this.commitGate = options.commitGate;
     this.lastId = Number(meta('lastId') ?? '0');
+    this.ownedThrough = Number(meta(OWNED_THROUGH) ?? '0');
     this.storedId = this.lastId;
     this.pendingCount = this.db.prepare(`SELECT count(*) FROM urls WHERE state = ${STATE_PENDING}`).pluck().get() as number;
     const total = this.db.prepare('SELECT count(*) FROM urls').pluck().get() as number;
@@ -338,5 +352,68 @@ export class SqliteFrontier implements FrontierStore {
       this.inPage = false;
       this.db.close();
     }
+  }
+}
+
+/**
+ * Reads what the crawl state in `dir` records of the page files its crawl
+ * wrote, before a new crawl replaces it: its last document ID, the IDs of
+ * earlier crawls' files it still owned, and the URLs it knew. Undefined when
+ * there is no state file, or one that cannot be read as ours (a link, a
+ * damaged file). The caller closes the record; closing folds SQLite's
+ * write-ahead log into the file, so that the file alone is the state.
+ */
+export function readEarlierCrawl(dir: string): EarlierCrawlRecord | undefined {
+  const path = join(dir, STATE_FILE);
+  try {
+    if (!lstatSync(path).isFile()) return undefined;
+  } catch {
+    return undefined;
+  }
+  let db: Database.Database;
+  try {
+    db = openDatabase(path, { fileMustExist: true });
+  } catch {
+    return undefined;
+  }
+  try {
+    const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+    const num = (key: string): number => {
+      const n = Number(meta.get(key) ?? '0');
+      return Number.isSafeInteger(n) && n > 0 ? n : 0;
+    };
+    const lastId = num('lastId');
+    const ownedThrough = num(OWNED_THROUGH);
+    const known = db.prepare('SELECT 1 FROM urls WHERE key = ?').pluck();
+    // The seed is in the meta table from the start, in the urls table only from the first commit.
+    const seed = meta.get('seed');
+    return {
+      lastId,
+      ownedThrough,
+      knows: (key) => {
+        try {
+          return key === seed || known.get(key) !== undefined;
+        } catch {
+          return false;
+        }
+      },
+      close: () => db.close(),
+    };
+  } catch {
+    db.close();
+    return undefined;
+  }
+}
+
+/** Notes in the state in `dir` that the page files of earlier crawls are gone (removed at the end of the crawl). */
+export function forgetEarlierFiles(dir: string): void {
+  let db: Database.Database | undefined;
+  try {
+    db = openDatabase(join(dir, STATE_FILE), { fileMustExist: true });
+    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(OWNED_THROUGH, '0');
+  } catch (err) {
+    throw new CrawlerError('ERR_STATE', `cannot write the crawl state ${join(dir, STATE_FILE)}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    db?.close();
   }
 }

@@ -21,6 +21,7 @@ import { Progress } from '../output/progress.js';
 import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
 import { NO_PAGE_SINK } from '../sink/page-sink.js';
+import { DirLock } from '../sink/dir-lock.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { anyScope } from '../url/scope.js';
@@ -90,12 +91,29 @@ export class KeywordDecision {
   }
 }
 
-/** Runs the search; resolves with the exit status (0 found or not, 130 stopped by a signal). */
+/**
+ * Runs the search; resolves with the exit status (0 found or not, 130
+ * stopped by a signal). With an OutputDir, it holds the lock on it from
+ * before the first request to the end (dir-lock.ts).
+ */
 export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
+  const { outputDir } = settings;
+  if (outputDir === undefined) return search(settings, io, reportSettings);
+  await prepareOutputDir(outputDir);
+  const lock = await DirLock.acquire(outputDir, { program: 'KeywordHunter', label: 'OutputDir', code: 'ERR_OUTPUT_DIRECTORY' });
+  const note = lock.takeoverNote(outputDir, 'OutputDir');
+  if (note !== undefined) io.stderr(`KeywordHunter: ${note}\n`);
+  try {
+    return await search(settings, io, reportSettings);
+  } finally {
+    lock.release();
+  }
+}
+
+async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
   const { outputDir, maxUrlLength } = settings;
   const report = reportRecorder(reportSettings, { program: 'KeywordHunter', delayMs: settings.delayMs, keyword: settings.keyword });
   const sink = outputDir === undefined ? undefined : new OutputDirSink(outputDir);
-  if (outputDir !== undefined) await prepareOutputDir(outputDir);
   report?.start();
 
   /** Consumers of every event of the search besides the protocol, wire exchanges included (the crawl archive, the report). */

@@ -8,11 +8,12 @@ import { CrawlerError, describeError } from '../errors.js';
 import { Crawl } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
 import type { CrawlEvent } from '../engine/events.js';
-import { PacingState } from '../frontier/pacing-state.js';
+import { PACING_FILE, PacingState } from '../frontier/pacing-state.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
-import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
+import { TsePageDirectory } from '../sink/tse-pagedir.js';
+import { PageDirStart } from '../sink/pagedir-start.js';
 import { EXIT_INTERRUPTED } from '../program-io.js';
-import { ReportJournal } from '../report/report-journal.js';
+import { REPORT_JOURNAL, ReportJournal } from '../report/report-journal.js';
 import { JournaledFrontier } from '../report/journaled-frontier.js';
 import { stopWords } from '../report/report-recorder.js';
 import { robotsDisallowAll, type SeedPanic } from './tse.js';
@@ -42,14 +43,31 @@ function recordingFailures(fetch: RobotsFetcher, seedPanic: SeedPanic): RobotsFe
 
 /** Runs the private crawl; resolves with the exit status. */
 export async function runTseCrawl(p: TseParts): Promise<number> {
+  const { resume, overwrite, pageDir } = p.settings;
+  // Imported here, not at the top: --help and a usage error never load better-sqlite3.
+  const { readEarlierCrawl } = await import('../frontier/sqlite-store.js');
+  // Before any request: the numbered files a new crawl would remove must be ours; an earlier crawl's state is
+  // set aside until the first page is saved; the marker is written (a crawl stopped before its first page is ours).
+  const start = PageDirStart.begin(pageDir, { resume, overwrite, stateFiles: [PACING_FILE, REPORT_JOURNAL], readEarlier: readEarlierCrawl });
+  let code: number;
+  try {
+    code = await crawlInto(p, start);
+  } catch (err) {
+    // Failed before its first page was saved (after it, this does nothing): the directory is left as it was found.
+    start.undo();
+    throw err;
+  }
+  start.keep();
+  return code;
+}
+
+async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   const { settings, io, log, progress, seedPanic, report } = p;
   const { seed, pageDir } = settings;
   const robots =
     p.robotsFetch === undefined
       ? undefined
       : new RobotsPolicy({ userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: recordingFailures(p.robotsFetch, seedPanic) });
-  // The marker first: a crawl stopped before its first page is still ours.
-  markPageDirectory(pageDir);
   // A page is durably done (committed in the crawl state) only once its file is in place and, with an
   // archive, its records are written: a crash then never leaves a page done in the state but missing from
   // the page directory or the archive. The page files' thread and the archive's work beside the crawl, so
@@ -57,11 +75,12 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   const archive = p.archive;
   let recorded = 0;
   // Imported here, not at the top: --help and a usage error never load better-sqlite3.
-  const { SqliteFrontier } = await import('../frontier/sqlite-store.js');
+  const { SqliteFrontier, forgetEarlierFiles } = await import('../frontier/sqlite-store.js');
   const frontier = new SqliteFrontier(pageDir, {
     seed: seed.key,
     maxDepth: settings.maxDepth,
     resume: settings.resume,
+    ownedThrough: start.ownedThrough,
     // Asked only as pages complete, once `pages` (whose first ID comes from the frontier) is made.
     commitGate: (): boolean => pages.isWritten(frontier.lastDocumentId) && (archive?.isWritten(recorded) ?? true),
   });
@@ -105,7 +124,10 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     frontier: report === undefined ? frontier : new JournaledFrontier(frontier, (links) => report.completing(links)),
     policy: p.policy,
     sink: pages,
-    beforeComplete: durable,
+    beforeComplete: async (documentId) => {
+      await durable();
+      if (documentId === 1) start.keep(); // page 1 is this crawl's: the earlier crawl's state is of no use any more
+    },
     signal: io.signal,
     concurrency: settings.concurrency,
     connectionsPerHost: settings.connectionsPerHost,
@@ -157,7 +179,8 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     io.stderr(`crawler: interrupted after ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}; the same command with --resume continues the crawl\n`);
     return EXIT_INTERRUPTED;
   }
-  const removed = await pages.removeStale();
+  const removed = await pages.removeStale(frontier.ownedThrough);
+  if (frontier.ownedThrough > saved) forgetEarlierFiles(pageDir);
   if (removed > 0) io.stderr(`crawler: removed ${removed} page files of an earlier crawl from ${pageDir}\n`);
   io.stderr(`crawler: saved ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
   return 0;

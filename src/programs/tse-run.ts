@@ -6,6 +6,7 @@
  * Resolves with the exit status; rejects with a CrawlerError (a PANIC, an
  * unusable directory or store).
  */
+import { resolve as resolvePath } from 'node:path';
 import { exchangeEvents } from '../engine/event-fanout.js';
 import type { CrawlEventSink } from '../engine/events.js';
 import type { TseParts } from './tse-parts.js';
@@ -19,6 +20,7 @@ import { reportRecorder, stopWords } from '../report/report-recorder.js';
 import { EXIT_INTERRUPTED, type CliIo } from '../program-io.js';
 import type { ReportSettings } from '../report/run-info.js';
 import { checkPageDirectory } from '../sink/tse-pagedir.js';
+import { DirLock } from '../sink/dir-lock.js';
 import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { checkPathDepth } from '../url/limits.js';
 import { robotsRedirectRule, SeedPanic, tsePolicy, type TseSettings } from './tse.js';
@@ -26,10 +28,37 @@ import { runTseCrawl } from './tse-crawl.js';
 import { runTseWorker } from './tse-worker.js';
 import { startArchive, withArchive } from './archive-run.js';
 
-/** Runs the crawl the settings describe; resolves with the exit status. */
+/**
+ * Runs the crawl the settings describe, holding the lock on its
+ * pageDirectory from before the first request to the end (dir-lock.ts; the
+ * workers of one shared crawl share it); resolves with the exit status.
+ */
 export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
-  const report = reportRecorder(reportSettings, { program: 'crawler', delayMs: settings.delayMs, pageDir: settings.pageDir });
   await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
+  const shared = settings.shared === undefined ? undefined : await sharedCrawlId(settings.shared.spec);
+  const lock = await DirLock.acquire(settings.pageDir, { program: 'crawler', label: 'pageDirectory', code: 'ERR_PAGE_DIRECTORY', shared });
+  const note = lock.takeoverNote(settings.pageDir, 'pageDirectory');
+  if (note !== undefined) io.stderr(`crawler: ${note}\n`);
+  try {
+    return await runLocked(settings, io, reportSettings);
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * What makes workers one shared crawl: the frontier database they name (a
+ * SQLite file by its absolute path), as a digest, for the lock file must not
+ * hold a password.
+ */
+async function sharedCrawlId(spec: string): Promise<string> {
+  const sqlite = /^sqlite:(.+)$/i.exec(spec);
+  const { createHash } = await import('node:crypto');
+  return createHash('sha256').update(sqlite === null ? spec : `sqlite:${resolvePath(sqlite[1] as string)}`).digest('hex').slice(0, 32);
+}
+
+async function runLocked(settings: TseSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
+  const report = reportRecorder(reportSettings, { program: 'crawler', delayMs: settings.delayMs, pageDir: settings.pageDir });
   const listeners: CrawlEventSink[] = report === undefined ? [] : [report.consume];
   const archive = await startArchive(settings.archive, { robots: settings.ignoreRobots ? 'ignore' : 'obey', userAgent: settings.userAgent, resume: settings.resume, shared: settings.shared !== undefined }, listeners);
   const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });

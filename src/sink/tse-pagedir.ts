@@ -3,8 +3,9 @@
  * the URL, a newline, the depth, a newline, then the body bytes unchanged.
  * IDs are 1, 2, 3... in the order pages are saved. The directory also gets a
  * `.crawler` marker, which says "a crawl of ours": only then may a new crawl
- * replace an earlier one, removing the numbered files it did not write when
- * it finishes (and stderr says so). A directory that holds numbered files
+ * replace an earlier one, removing when it finishes the numbered files it
+ * did not write that the earlier crawl's state records as ours (and stderr
+ * says so; see pagedir-start.ts). A directory that holds numbered files
  * but no marker is someone else's and is refused before any request, unless
  * the user says `--overwrite` (spec decision "Files that are not ours").
  * Other files are never touched.
@@ -54,7 +55,7 @@ function attempt<T>(f: () => T): T | undefined {
 }
 
 /** Whether `dir` holds our marker: a regular file (not a link planted there) with our text. */
-export async function hasOurMarker(dir: string): Promise<boolean> {
+export function hasOurMarker(dir: string): boolean {
   const path = join(dir, MARKER);
   const st = attempt(() => lstatSync(path));
   if (st === undefined || !st.isFile() || st.size !== MARKER_TEXT.length) return false;
@@ -80,7 +81,7 @@ export async function checkPageDirectory(dir: string, options: { overwrite?: boo
   } catch {
     throw new CrawlerError('ERR_PAGE_DIRECTORY', `pageDirectory "${dir}" is not writable`);
   }
-  if (options.overwrite === true || (await hasOurMarker(dir))) return;
+  if (options.overwrite === true || hasOurMarker(dir)) return;
   // As removeStale sees them: a directory named "7" is no page file.
   const names = readdirSync(dir, { withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => e.name);
   names.sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
@@ -303,17 +304,19 @@ export class TsePageDirectory implements PageSink {
   }
 
   /**
-   * Removes numbered page files above the last saved ID (left by an earlier,
-   * longer crawl of ours: checkPageDirectory let the crawl in) and temporary
-   * files left by a crash. Returns how many page files were removed.
+   * Removes the numbered page files above the last saved ID that are ours
+   * (IDs up to `ownedThrough`: an earlier crawl's, as its state recorded
+   * them, see pagedir-start.ts) and the temporary files a crash left.
+   * Numbered files above `ownedThrough` are not ours and are left alone.
+   * Returns how many page files were removed.
    */
-  async removeStale(): Promise<number> {
+  async removeStale(ownedThrough: number): Promise<number> {
     const last = this.nextId - 1;
     let removed = 0;
     for (const entry of readdirSync(this.dir, { withFileTypes: true })) {
       const name = entry.name;
       // Only files (or links planted in their place) are page files: a directory named "7" is not ours.
-      if (PAGE_FILE_RE.test(name) && Number(name) > last && !entry.isDirectory()) {
+      if (PAGE_FILE_RE.test(name) && Number(name) > last && Number(name) <= ownedThrough && !entry.isDirectory()) {
         unlinkSync(join(this.dir, name));
         removed++;
       } else if (isTempName(name)) {

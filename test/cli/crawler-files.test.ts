@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { crawl } from '../helpers/crawler-e2e.js';
 import { parseLog, urlsWith } from '../helpers/cs50-log.js';
 import { numberedFiles, pageList, readPages } from '../helpers/page-files.js';
@@ -94,11 +95,16 @@ describe('page files', { concurrency: true }, () => {
 });
 
 describe('a new crawl replaces an earlier one', { concurrency: true }, () => {
-  test('an earlier crawl of ours (the .crawler marker): numbered files it did not write are removed, stderr says so, other files untouched', async () => {
-    const s = await serve({ '/index.html': { body: page('index', ['a.html', 'b.html']) }, '/a.html': { body: page('a') }, '/b.html': { body: page('b') } });
+  test('an earlier crawl of ours: the numbered files its state records that the new crawl did not write are removed, stderr says so, other files untouched', async () => {
+    const ten = Array.from({ length: 9 }, (_, i) => `old${i + 2}.html`);
+    const routes: Record<string, Route> = { '/index.html': { body: page('index', ['a.html', 'b.html']) }, '/a.html': { body: page('a') }, '/b.html': { body: page('b') } };
+    routes['/old.html'] = { body: page('old', ten) };
+    for (const l of ten) routes[`/${l}`] = { body: page(l) };
+    const s = await serve(routes);
     const dir = tempDir();
-    writeFileSync(join(dir, MARKER), MARKER_TEXT);
-    for (let i = 1; i <= 10; i++) writeFileSync(join(dir, String(i)), `http://old.example/${i}\n1\nold page ${i}\n`);
+    const first = await crawl(['--delay', '0', `${s.origin}/old.html`, dir, '1']);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(numberedFiles(dir).length, 10);
     const others: Record<string, string> = { 'notes.txt': 'mine\n', 'index.html': '<p>not a page file</p>', '007': 'leading zero', '0': 'zero', '.hidden': 'h', '12.bak': 'backup' };
     for (const [n, text] of Object.entries(others)) writeFileSync(join(dir, n), text);
     mkdirSync(join(dir, 'keep'));
@@ -174,14 +180,25 @@ describe('a new crawl replaces an earlier one', { concurrency: true }, () => {
     assert.equal(readFileSync(join(dir, MARKER), 'utf8'), MARKER_TEXT);
   });
 
-  test('a crawl stopped before its first page still leaves the directory ours: running again (or --resume) is not refused', async () => {
-    const s = await serve({ '/index.html': { body: page('index') } });
+  test('a crawl stopped by SIGINT before its first page still leaves the directory ours: running again, or --resume, is not refused', async () => {
+    const s = await serve({ '/robots.txt': { body: 'User-agent: *\nAllow: /\n' }, '/index.html': { body: page('index') } });
     const dir = tempDir();
-    writeFileSync(join(dir, MARKER), MARKER_TEXT);
-    writeFileSync(join(dir, '3'), 'an earlier page\n');
-    const r = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '0']);
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(numberedFiles(dir), ['1']);
+    // --delay 5: after robots.txt the seed waits its turn, and SIGINT ends the wait before the seed is requested.
+    const { child, done } = startProgram('crawler', ['--delay', '5', `${s.origin}/index.html`, dir, '0'], { timeoutMs: 20_000 });
+    while (!s.paths().includes('/robots.txt')) await sleep(20);
+    await sleep(200);
+    child.kill('SIGINT');
+    const stopped = await done;
+    assert.equal(stopped.code, 130, stopped.stderr);
+    assert.deepEqual(s.paths(), ['/robots.txt'], 'the seed was never requested');
+    assert.deepEqual(numberedFiles(dir), []);
+    assert.equal(readFileSync(join(dir, MARKER), 'utf8'), MARKER_TEXT, 'the marker stays: the directory is a crawl of ours');
+    const resumed = await crawl(['--delay', '0', '--resume', `${s.origin}/index.html`, dir, '0']);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(pageList(dir), [`1 ${s.origin}/index.html 0`]);
+    const again = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '0']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(pageList(dir), [`1 ${s.origin}/index.html 0`]);
   });
 
   test('a directory whose name is a number is not a page file: left alone, the crawl still succeeds', async () => {
