@@ -4,7 +4,10 @@
  * holding exactly the bytes read for the message (or a `revisit` when its
  * payload was archived before), both naming each other in
  * WARC-Concurrent-To; a response cut short carries WARC-Truncated, and an
- * exchange that failed is followed by a `metadata` record saying why.
+ * exchange that failed is followed by a `metadata` record saying why. A
+ * request that never left (no connection) has no `request` record, since
+ * none of its bytes reached a server: only the `metadata` record about the
+ * failure.
  * Pure, apart from the new record IDs.
  *
  * Two halves, for two threads: exchangeInput() runs on the crawl's thread
@@ -35,7 +38,8 @@ export interface ExchangeInput {
   date: string;
   /** The failure metadata's WARC-Date (when the exchange ended); set with `failure`. */
   endDate: string | undefined;
-  requestId: string;
+  /** The request record's ID: set when the request was sent (WireExchange.sent). */
+  requestId: string | undefined;
   /** The response (or revisit) record's ID: set when response bytes arrived. */
   responseId: string | undefined;
   request: Uint8Array;
@@ -55,7 +59,7 @@ export function exchangeInput(x: WireExchange): ExchangeInput {
     ip: x.ip,
     date: warcDate(x.startedAt),
     endDate: x.error === undefined ? undefined : warcDate(x.endedAt),
-    requestId: newRecordId(),
+    requestId: x.sent ? newRecordId() : undefined,
     responseId: x.response.length > 0 ? newRecordId() : undefined,
     request: x.request,
     response: x.response,
@@ -106,23 +110,26 @@ export function headEnd(bytes: Buffer): number {
  */
 export function exchangeRecords(x: ExchangeInput, earlier: (payloadDigest: string) => Capture | undefined): ExchangeRecords {
   const { uri, date, requestId, responseId } = x;
-  const records: RecordBytes[] = [
-    serializeRecord({
-      type: 'request',
-      fields: [
-        ['WARC-Record-ID', requestId],
-        ['WARC-Date', date],
-        ['WARC-Target-URI', uri],
-        ['WARC-IP-Address', x.ip],
-        ['WARC-Concurrent-To', responseId],
-        ['Content-Type', HTTP_REQUEST],
-        ['WARC-Block-Digest', sha1Digest(x.request)],
-        // A GET has no body: its payload is empty.
-        ['WARC-Payload-Digest', sha1Digest(EMPTY)],
-      ],
-      block: [x.request],
-    }),
-  ];
+  const records: RecordBytes[] = [];
+  if (requestId !== undefined) {
+    records.push(
+      serializeRecord({
+        type: 'request',
+        fields: [
+          ['WARC-Record-ID', requestId],
+          ['WARC-Date', date],
+          ['WARC-Target-URI', uri],
+          ['WARC-IP-Address', x.ip],
+          ['WARC-Concurrent-To', responseId],
+          ['Content-Type', HTTP_REQUEST],
+          ['WARC-Block-Digest', sha1Digest(x.request)],
+          // A GET has no body: its payload is empty.
+          ['WARC-Payload-Digest', sha1Digest(EMPTY)],
+        ],
+        block: [x.request],
+      }),
+    );
+  }
   const payloadDigest = x.payload !== undefined ? sha1Digest(x.payload) : undefined;
   let response: Capture | undefined;
   let responseAt: number | undefined;

@@ -1,0 +1,66 @@
+/**
+ * Failures in the crawl archive, in process (spec decision "The crawl
+ * archive"): a request that never left has no `request` record, only the
+ * `metadata` record of its failure; one that left and got no answer has
+ * both. Each archive is read back by warcio and test/helpers/warc-check.ts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { CrawlArchive } from '../../src/archive/crawl-archive.js';
+import { CrawlerError } from '../../src/errors.js';
+import type { WireExchange } from '../../src/http/wire-exchange.js';
+import { parseHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+import { checkArchive, fieldsOf, type CheckedRecord } from '../helpers/warc-check.js';
+
+const { temp } = useTempDirs('archive-failures-');
+
+const T0 = Date.UTC(2026, 0, 1);
+
+/** A wire exchange of `url` as the HTTP client reports it, answered with `response` in full unless `over` says otherwise. */
+function exchange(url: HttpUrl, response: string, over: Partial<WireExchange> = {}): WireExchange {
+  const bytes = Buffer.from(response, 'latin1');
+  const bodyAt = bytes.indexOf('\r\n\r\n') + 4;
+  return {
+    url,
+    method: 'GET',
+    ip: '127.0.0.1',
+    sent: true,
+    startedAt: T0,
+    endedAt: T0 + 5,
+    request: Buffer.from(`GET ${url.target} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`),
+    response: bytes,
+    payload: bytes.length === 0 ? undefined : bytes.subarray(bodyAt),
+    status: bytes.length === 0 ? 0 : Number(response.slice(9, 12)),
+    reused: false,
+    ...over,
+  };
+}
+
+async function archiveOf(feed: (archive: CrawlArchive) => void): Promise<{ records: CheckedRecord[]; pages: string[] }> {
+  const path = join(temp(), 'a.warc');
+  const archive = await CrawlArchive.open({ path, maxSize: 1e9, resume: false, ordered: true, robots: 'obey', userAgent: 'ua', commandLine: ['crawler'] });
+  feed(archive);
+  const summary = await archive.finish();
+  return { records: await checkArchive([path]), pages: summary.pages.map((p) => p.url) };
+}
+
+const of = (records: readonly CheckedRecord[], uri: string): string[] => records.filter((r) => r.headers.get('warc-target-uri') === uri).map((r) => r.type);
+
+test('a request that never left (refused) has no request record, only the metadata record of its failure; one that left and got no answer has both', async () => {
+  const refused = parseHttpUrl('http://127.0.0.1:9/refused');
+  const silent = parseHttpUrl('http://h.example/silent');
+  const { records } = await archiveOf((a) => {
+    a.consume({ type: 'exchange', exchange: exchange(refused, '', { ip: undefined, sent: false, error: new CrawlerError('ERR_CONNECT', 'cannot connect: 127.0.0.1:9 (ECONNREFUSED)') }) });
+    a.consume({ type: 'exchange', exchange: exchange(silent, '', { error: new CrawlerError('ERR_PREMATURE_CLOSE', 'connection closed before any response byte arrived') }) });
+  });
+  assert.deepEqual(of(records, refused.key), ['metadata']);
+  const never = records.find((r) => r.headers.get('warc-target-uri') === refused.key) as CheckedRecord;
+  assert.deepEqual(fieldsOf(never.block)[0], ['fetch-error', 'ERR_CONNECT: cannot connect: 127.0.0.1:9 (ECONNREFUSED)']);
+  assert.equal(never.headers.get('warc-concurrent-to'), undefined, 'it names no record: there is none');
+  assert.deepEqual(of(records, silent.key), ['request', 'metadata']);
+  const [request, why] = records.filter((r) => r.headers.get('warc-target-uri') === silent.key) as [CheckedRecord, CheckedRecord];
+  assert.equal(why.headers.get('warc-concurrent-to'), request.headers.get('warc-record-id'));
+  assert.equal(request.headers.get('warc-ip-address'), '127.0.0.1');
+});
