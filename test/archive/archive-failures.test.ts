@@ -2,7 +2,9 @@
  * Failures in the crawl archive, in process (spec decision "The crawl
  * archive"): a request that never left has no `request` record, only the
  * `metadata` record of its failure; one that left and got no answer has
- * both. Each archive is read back by warcio and test/helpers/warc-check.ts.
+ * both; a response cut short carries the digest of the payload it recorded,
+ * and is no earlier capture for a later revisit. Each archive is read back
+ * by warcio and test/helpers/warc-check.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +14,7 @@ import { CrawlerError } from '../../src/errors.js';
 import type { WireExchange } from '../../src/http/wire-exchange.js';
 import { parseHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
-import { checkArchive, fieldsOf, type CheckedRecord } from '../helpers/warc-check.js';
+import { checkArchive, fieldsOf, sha1b32, type CheckedRecord } from '../helpers/warc-check.js';
 
 const { temp } = useTempDirs('archive-failures-');
 
@@ -63,4 +65,23 @@ test('a request that never left (refused) has no request record, only the metada
   const [request, why] = records.filter((r) => r.headers.get('warc-target-uri') === silent.key) as [CheckedRecord, CheckedRecord];
   assert.equal(why.headers.get('warc-concurrent-to'), request.headers.get('warc-record-id'));
   assert.equal(request.headers.get('warc-ip-address'), '127.0.0.1');
+});
+
+test('a response cut short carries the digest of the payload it recorded, and is no capture for a later revisit to refer to', async () => {
+  const cut = parseHttpUrl('http://h.example/cut');
+  const whole = parseHttpUrl('http://h.example/whole');
+  const part = '<html>the same bytes';
+  const { records } = await archiveOf((a) => {
+    // 20 of 50 bytes arrived; then a complete response whose payload is those very 20 bytes.
+    a.consume({
+      type: 'exchange',
+      exchange: exchange(cut, `HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n${part}`, { payload: undefined, truncated: 'disconnect', error: new CrawlerError('ERR_SOCKET', 'connection error: ECONNRESET') }),
+    });
+    a.consume({ type: 'exchange', exchange: exchange(whole, `HTTP/1.1 200 OK\r\nContent-Length: ${part.length}\r\n\r\n${part}`, { startedAt: T0 + 10, endedAt: T0 + 15 }) });
+  });
+  const [c] = records.filter((r) => r.type === 'response' && r.headers.get('warc-target-uri') === cut.key);
+  assert.equal(c?.headers.get('warc-truncated'), 'disconnect');
+  assert.equal(c?.headers.get('warc-payload-digest'), sha1b32(Buffer.from(part)));
+  assert.deepEqual(of(records, whole.key), ['request', 'response'], 'a whole response, not a revisit of a part of one');
+  assert.equal(records.find((r) => r.type === 'response' && r.headers.get('warc-target-uri') === whole.key)?.headers.get('warc-payload-digest'), sha1b32(Buffer.from(part)));
 });
