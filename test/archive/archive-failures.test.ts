@@ -3,8 +3,9 @@
  * archive"): a request that never left has no `request` record, only the
  * `metadata` record of its failure; one that left and got no answer has
  * both; a response cut short carries the digest of the payload it recorded,
- * and is no earlier capture for a later revisit. Each archive is read back
- * by warcio and test/helpers/warc-check.ts.
+ * is no earlier capture for a later revisit, and is not in the pages list,
+ * which holds the pages the crawl kept. Each archive is read back by warcio
+ * and test/helpers/warc-check.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,4 +85,34 @@ test('a response cut short carries the digest of the payload it recorded, and is
   assert.equal(c?.headers.get('warc-payload-digest'), sha1b32(Buffer.from(part)));
   assert.deepEqual(of(records, whole.key), ['request', 'response'], 'a whole response, not a revisit of a part of one');
   assert.equal(records.find((r) => r.type === 'response' && r.headers.get('warc-target-uri') === whole.key)?.headers.get('warc-payload-digest'), sha1b32(Buffer.from(part)));
+});
+
+test('the pages list holds the pages the crawl kept: not a 200 cut short, nor a failed one; a page cut short and then answered on its retry once', async () => {
+  const home = parseHttpUrl('http://h.example/');
+  const cut = parseHttpUrl('http://h.example/cut');
+  const retried = parseHttpUrl('http://h.example/retried');
+  const notHtml = parseHttpUrl('http://h.example/file.pdf');
+  const page = (title: string): string => `<html><title>${title}</title></html>`;
+  const ok = (body: string): string => `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  const reset = new CrawlerError('ERR_SOCKET', 'connection error: ECONNRESET');
+  const broken = { payload: undefined, truncated: 'disconnect' as const, error: reset };
+  const { pages } = await archiveOf((a) => {
+    a.consume({ type: 'exchange', exchange: exchange(home, ok(page('Home'))) });
+    a.consume({ type: 'response', url: home, depth: 0, status: 200 });
+    a.consume({ type: 'saved', url: home, depth: 0, id: 1 });
+    a.consume({ type: 'scanning', url: home, depth: 0 });
+    // Cut short: KeywordHunter tells no failed event for it, only the response with its error.
+    a.consume({ type: 'exchange', exchange: exchange(cut, 'HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n<html>', broken) });
+    a.consume({ type: 'response', url: cut, depth: 1, status: 200, error: reset });
+    // Cut short, retried later in the crawl (no failed event), then answered and saved.
+    a.consume({ type: 'exchange', exchange: exchange(retried, 'HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n<html>', broken) });
+    a.consume({ type: 'response', url: retried, depth: 1, status: 200, error: reset });
+    a.consume({ type: 'exchange', exchange: exchange(notHtml, ok('%PDF')) });
+    a.consume({ type: 'response', url: notHtml, depth: 1, status: 200 });
+    a.consume({ type: 'failed', url: notHtml.key, depth: 1, reason: '(not HTML: application/pdf)' });
+    a.consume({ type: 'exchange', exchange: exchange(retried, ok(page('Retried')), { startedAt: T0 + 1000, endedAt: T0 + 1005 }) });
+    a.consume({ type: 'response', url: retried, depth: 1, status: 200 });
+    a.consume({ type: 'saved', url: retried, depth: 1, id: 2 });
+  });
+  assert.deepEqual(pages, [home.key, retried.key]);
 });

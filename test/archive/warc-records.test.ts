@@ -23,6 +23,7 @@ import { refusedPort } from '../helpers/refused-port.js';
 import { page, startSite } from '../helpers/site-server.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { checkArchive, fieldsOf, responseUris, sha1b32, type CheckedRecord } from '../helpers/warc-check.js';
+import { waczPages } from './wacz-read.js';
 
 const { temp } = useTempDirs('warc-records-');
 
@@ -169,8 +170,9 @@ test('failures are evidence: a response cut short keeps the digest of what arriv
   t.after(() => server.close());
   const dir = temp();
   const warc = join(dir, 'fail.warc');
+  const wacz = join(dir, 'fail.wacz');
   const { io } = recordingIo();
-  assert.equal(await keywordHunterMain(['--warc', warc, `${server.origin}/start`, 'absent'], io), 0);
+  assert.equal(await keywordHunterMain(['--warc', warc, '--wacz', wacz, `${server.origin}/start`, 'absent'], io), 0);
   const records = await checkArchive([warc]);
   const o = server.origin;
 
@@ -210,6 +212,9 @@ test('failures are evidence: a response cut short keeps the digest of what arriv
   assert.match(fieldsOf(why(refused)?.block as Buffer)[0]?.[1] ?? '', /^ERR_CONNECT: cannot connect: 127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/);
   assert.equal(why(refused)?.headers.get('warc-concurrent-to'), undefined);
   assert.equal(why(refused)?.headers.get('warc-ip-address'), undefined);
+
+  // The pages list holds the page searched, not the ones cut short.
+  assert.deepEqual((await waczPages(wacz)).map((p) => p.url), [`${o}/start`]);
 });
 
 test('--warc-max-size rotates to NAME-00002.warc.gz and on, each file starting with a warcinfo, every member gunzippable alone', async (t) => {
