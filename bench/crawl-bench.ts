@@ -23,7 +23,7 @@
  * is checked (tmpfs is memory).
  */
 import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { runMeasured, type Measured } from './measure.js';
 import { crawlPeers, savedPages, type Layout, type Peer } from './peers.js';
 import type { Site } from './site.js';
@@ -65,6 +65,8 @@ export interface ToolResult {
 
 export interface PeerRatio {
   peer: string;
+  /** Which of ours is measured, when not plain ours (the archive rows: `ours --warc .gz` / `wget --warc`). */
+  ours?: string;
   /** Median of per-round (ours pages/s) / (peer pages/s). */
   pagesPerSecondPaired: number;
   /** Ratio of the medians. */
@@ -78,7 +80,7 @@ export interface FsResult {
   fs: string;
   dir: string;
   tools: ToolResult[];
-  /** ours / each available peer. */
+  /** ours / each available peer; for a peer measured against a variant of ours (Peer.against), that variant / the peer. */
   ratios: PeerRatio[];
   /** Each variant of ours / ours (the cost of --warc, the gain of a second connection); `peer` is the variant. */
   variantRatios: PeerRatio[];
@@ -109,7 +111,7 @@ export function verifyOurs(dir: string, site: Site): Verification {
 }
 
 function summarize(peer: Peer, runs: CrawlRun[], expected: number): ToolResult {
-  const cmd = `${peer.name.startsWith('ours') ? './crawler' : peer.name} ${peer.args('DIR', 'OUT').join(' ')}`;
+  const cmd = `${peer.layout === 'ours' ? './crawler' : basename(peer.command)} ${peer.args('DIR', 'OUT').join(' ')}`;
   if (!peer.available || runs.length === 0) {
     const note = peer.available ? 'runs once, on the first file system' : peer.note;
     return { tool: peer.name, command: cmd, available: false, note, runs: [], pages: 0, medianWallSeconds: NaN, pagesPerSecond: NaN, medianCpuSeconds: NaN, cpuMicrosPerPage: NaN, peakRssMiB: NaN, ok: false };
@@ -144,6 +146,28 @@ export function peerRatio(ours: ToolResult, peer: ToolResult): PeerRatio {
     cpuPerPage: ours.cpuMicrosPerPage / peer.cpuMicrosPerPage,
     peakRss: ours.peakRssMiB / peer.peakRssMiB,
   };
+}
+
+/**
+ * The ratio rows of one file system, `tools` being the results of `peers`
+ * in the same order, ours first: ours / each peer that ran, except that a
+ * peer measured against a variant of ours (Peer.against: the archive's peer)
+ * gives that variant / it, when the variant ran.
+ */
+export function peerRatios(peers: readonly Pick<Peer, 'against'>[], tools: readonly ToolResult[]): PeerRatio[] {
+  const ours = tools[0];
+  const ratios: PeerRatio[] = [];
+  if (ours === undefined) return ratios;
+  for (const [i, t] of tools.entries()) {
+    if (!t.available || t.tool.startsWith('ours')) continue;
+    const against = peers[i]?.against;
+    if (against === undefined) ratios.push(peerRatio(ours, t));
+    else {
+      const variant = tools.find((v) => v.tool === against);
+      if (variant?.available === true) ratios.push({ ...peerRatio(variant, t), ours: against });
+    }
+  }
+  return ratios;
 }
 
 /** Which crawlers run: all of them (the default), or only those named in `only` (ours is always first). */
@@ -186,7 +210,7 @@ export async function crawlSection(site: Site, filesystems: CrawlFs[], repo: str
   const result: FsResult[] = filesystems.map((fs) => {
     const tools = peers.map((p) => summarize(p, runs.get(`${fs.name}\0${p.name}`) ?? [], expected));
     const ours = tools[0]!;
-    const ratios = tools.filter((t) => t.available && !t.tool.startsWith('ours')).map((t) => peerRatio(ours, t));
+    const ratios = peerRatios(peers, tools);
     const variantRatios = tools.filter((t) => t.available && t.tool.startsWith('ours') && t !== ours).map((t) => ({ ...peerRatio(t, ours), peer: t.tool }));
     return { fs: fs.name, dir: fs.dir, tools, ratios, variantRatios };
   });

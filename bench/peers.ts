@@ -2,7 +2,9 @@
  * The crawlers the crawl section runs: ours (and its variants) and the
  * peers GNU wget, GNU wget2 and HTTrack, each with its command line and the
  * way to read back which pages it saved. A peer that is not installed is
- * listed with the apt-get line and skipped.
+ * listed with the apt-get line and skipped. GNU wget with `--warc-file` is
+ * the peer of our archive rows (issue 31): it is measured against `ours
+ * --warc .gz`, not against ours without an archive.
  *
  * A variant of ours is one line in `oursVariants` (extra flags; `{OUT}` is a
  * file path beside the page directory, on the same file system); one that
@@ -10,7 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { which } from './servers.js';
 import type { Site } from './site.js';
 
@@ -30,7 +32,12 @@ export interface Peer {
   once?: boolean;
   /** Exit codes that are not failures (wget: 8 = some response was an error, our 404 links). */
   okExits: number[];
+  /** The variant of ours this peer is measured against (the ratio row is that variant / this peer); unset: ours. */
+  against?: string;
 }
+
+/** The variant of ours that GNU wget with --warc-file is measured against: both write gzip WARC files. */
+export const ARCHIVE_VARIANT = 'ours --warc .gz';
 
 /** Variants of ours: name, extra flags (before the positionals), a flag `--help` must list. `{OUT}` is a file beside the page directory. */
 export const OURS_VARIANTS: Array<{ name: string; flags: string[]; needs?: string }> = [
@@ -68,19 +75,27 @@ export function crawlPeers(site: Site, repo: string, httrackSeconds = HTTRACK_SE
     };
   });
   // wget and wget2: recursive to the same depth, robots off, one connection (wget2: one thread).
-  const mirror = (name: string, first: string[]): Peer => {
-    const path = which(name);
+  const mirror = (name: string, program: string, first: (out: string) => string[]): Peer => {
+    const path = which(program);
     return {
       name,
-      command: path ?? name,
-      args: (dir) => [...first, '-r', '-l', depth, '-nv', '-e', 'robots=off', '-P', dir, site.seedUrl],
+      command: path ?? program,
+      args: (dir, out) => [...first(out), '-r', '-l', depth, '-nv', '-e', 'robots=off', '-P', dir, site.seedUrl],
       layout: 'mirror',
       available: path !== undefined,
-      note: path !== undefined ? version(path) : `not installed (apt-get install -y ${name}): skipped`,
+      note: path !== undefined ? version(path) : `not installed (apt-get install -y ${program}): skipped`,
       okExits: [0, 8],
     };
   };
-  peers.push(mirror('wget', []), mirror('wget2', ['--max-threads=1']));
+  const wget = mirror('wget', 'wget', () => []);
+  // OUT.warc.gz, one gzip member per record (wget's default), beside the page directory as ours writes its
+  // archive; its temporary files (each record is built in one before it is written) on the same file system.
+  const wgetWarc: Peer = { ...mirror('wget --warc', 'wget', (out) => [`--warc-file=${out}`, `--warc-tempdir=${dirname(out)}`]), against: ARCHIVE_VARIANT };
+  if (wgetWarc.available && !helpLists(wgetWarc.command, '--warc-file', repo)) {
+    wgetWarc.available = false;
+    wgetWarc.note = 'this wget was built without WARC support (no --warc-file in --help): skipped';
+  }
+  peers.push(wget, wgetWarc, mirror('wget2', 'wget2', () => ['--max-threads=1']));
   const httrack = which('httrack');
   peers.push({
     name: 'httrack',

@@ -5,6 +5,7 @@
 import type { CeilingResult } from './ceiling.js';
 import { formatScale, type ScaleResults } from './scale-bench.js';
 import { KNOWN_MISSES, type CrawlSection, type ToolResult } from './crawl-bench.js';
+import { ARCHIVE_VARIANT } from './peers.js';
 import type { BenchResult } from './extract-bench.js';
 import type { HostsRun, PolitenessResult } from './polite-bench.js';
 import { formatPushback, type PushbackResult } from './pushback-bench.js';
@@ -75,6 +76,9 @@ function table(rows: string[][]): string {
 /** Issue 16's target for the small crawl: ours / wget, pages/s. */
 export const SMALL_TARGET = 1.2;
 
+/** Issue 31's target for the archive rows: ours --warc .gz / wget --warc, pages/s, on disk and on tmpfs. */
+export const ARCHIVE_TARGET = 1.5;
+
 /** One crawl section's tables (one per file system), ratios under each. */
 function formatCrawl(c: CrawlSection, title: string): string[] {
   const out: string[] = [];
@@ -85,7 +89,8 @@ function formatCrawl(c: CrawlSection, title: string): string[] {
         : [t.tool, '-', '-', '-', '-', '-', '-', '-', t.note ?? 'not run'];
     const rows = [[`${title}, pages on ${fsr.fs}`, 'pages', 'wall s', 'pages/s', 'CPU s', 'CPU us/page', 'peak RSS MiB', 'runs', 'check'], ...fsr.tools.map(row)];
     for (const x of fsr.ratios) {
-      rows.push([`ours / ${x.peer}`, '', '', `${f(x.pagesPerSecondPaired, 2)}x (${f(x.pagesPerSecond, 2)}x)`, '', `${f(x.cpuPerPage, 2)}x`, `${f(x.peakRss, 2)}x`, '', '']);
+      const target = x.ours === undefined ? '' : `target ${f(ARCHIVE_TARGET, 1)}x: ${x.pagesPerSecondPaired >= ARCHIVE_TARGET ? 'met' : 'not met'}`;
+      rows.push([`${x.ours ?? 'ours'} / ${x.peer}`, '', '', `${f(x.pagesPerSecondPaired, 2)}x (${f(x.pagesPerSecond, 2)}x)`, '', `${f(x.cpuPerPage, 2)}x`, `${f(x.peakRss, 2)}x`, '', target]);
     }
     for (const x of fsr.variantRatios) {
       // peerRatio(variant, ours): pagesPerSecond* are variant / ours; the cost is 1 - that.
@@ -95,6 +100,9 @@ function formatCrawl(c: CrawlSection, title: string): string[] {
     out.push('', table(rows));
   }
   out.push(`  (medians of ${c.rounds} rounds; pages/s = expected pages saved / wall; ours / peer pages/s = median of the per-round ratios (paired), in brackets the ratio of the medians; CPU = user+sys of the child; peak RSS = max over rounds)`);
+  if (c.filesystems.some((x) => x.ratios.some((r) => r.ours !== undefined))) {
+    out.push(`  target (issue 31): ${ARCHIVE_VARIANT} / wget --warc at least ${ARCHIVE_TARGET}x pages/s, on disk and on tmpfs, in the same run (both write a gzip WARC)`);
+  }
   const incomplete = c.filesystems.flatMap((x) => x.tools).filter((t) => t.available && !t.ok && KNOWN_MISSES[t.tool] !== undefined);
   for (const name of new Set(incomplete.map((t) => t.tool))) out.push(`  ${name}: ${KNOWN_MISSES[name]}`);
   return out;

@@ -93,7 +93,36 @@ export function captureEntry(c: CaptureFacts, filename: string, path = filename)
 
 /** The line as written, with its newline. */
 export function cdxjLine(entry: CdxjEntry): string {
-  return `${entry.key} ${JSON.stringify(entry.json)}\n`;
+  return `${cdxjText(entry)}\n`;
+}
+
+/** The line's text, without its newline. */
+export function cdxjText(entry: CdxjEntry): string {
+  return `${entry.key} ${JSON.stringify(entry.json)}`;
+}
+
+/** A character whose UTF-16 code units sort apart from its UTF-8 bytes: U+D800 and up. */
+const HIGH = /[\ud800-\uffff]/;
+
+/**
+ * An index file's bytes: `lines` (each without its newline) sorted bytewise
+ * by whole line, each followed by a newline. This is the order `LC_ALL=C
+ * sort` gives the file, the one every reader's binary search assumes: pywb
+ * and ReplayWeb.page look a URL up by its key and read on from the first
+ * line not below it, so lines with the same key and timestamp must be in
+ * byte order too, not in the order their records were written. Sorts
+ * `lines` in place.
+ */
+export function sortedCdxj(lines: string[]): Buffer {
+  // UTF-16 code units order as UTF-8 bytes do below U+D800 (URLs, our JSON: nearly always all there is): a plain sort.
+  // Beyond it a surrogate would sort below U+E000..U+FFFF, so such lines are compared as bytes.
+  if (!lines.some((l) => HIGH.test(l))) lines.sort();
+  else {
+    const bytes = lines.map((text) => ({ text, utf8: Buffer.from(text) }));
+    bytes.sort((a, b) => Buffer.compare(a.utf8, b.utf8));
+    for (const [i, b] of bytes.entries()) lines[i] = b.text;
+  }
+  return Buffer.from(lines.length === 0 ? '' : `${lines.join('\n')}\n`);
 }
 
 /** The 14 digits `YYYYMMDDhhmmss` of a WARC-Date (W3C-DTF, fractions allowed), or undefined when it is not one. */

@@ -1,15 +1,15 @@
 /**
  * The CDXJ index of a crawl's WARC files (`FILE.cdxj`): one line per
- * response and revisit record (see cdxj-line.ts), sorted bytewise by SURT key
- * then timestamp, records with the same key and time in the order they were
- * read. The lines are built in memory (about 250 bytes each) and written at
+ * response and revisit record (see cdxj-line.ts), sorted bytewise by whole
+ * line as `LC_ALL=C sort` sorts them (SURT key, then timestamp, then the
+ * rest). The lines are built in memory (about 250 bytes each) and written at
  * once: from entries taken as the records were written (a crawl's own
  * archive), or from a reading of the files (a resumed one, or any other).
  */
 import { basename, dirname } from 'node:path';
 import { CrawlerError } from '../errors.js';
 import { writeFileAtomicSync, writeFileNewSync } from '../sink/atomic-file.js';
-import { cdxjEntry, cdxjLine, type CdxjEntry } from './cdxj-line.js';
+import { cdxjEntry, cdxjText, sortedCdxj, type CdxjEntry } from './cdxj-line.js';
 import { readWarcRecords } from './warc-reader.js';
 
 export interface WriteCdxjOptions {
@@ -39,15 +39,12 @@ export async function writeCdxj(warcPaths: readonly string[], outPath: string, o
   return writeCdxjEntries(entries, outPath, options);
 }
 
-/** Writes the index of `entries` (in the order their records were written) to `outPath`, as writeCdxj does; returns the number of lines. */
+/** Writes the index of `entries` (in any order) to `outPath`, as writeCdxj does; returns the number of lines. */
 export function writeCdxjEntries(entries: readonly CdxjEntry[], outPath: string, options: WriteCdxjOptions = {}): number {
-  const keyed = entries.map((entry) => ({ sortKey: Buffer.from(entry.key), entry }));
-  // Stable: equal keys keep the order of the files and of the records in them.
-  keyed.sort((a, b) => Buffer.compare(a.sortKey, b.sortKey));
-  const text = Buffer.from(keyed.map((e) => cdxjLine(e.entry)).join(''));
+  const text = sortedCdxj(entries.map(cdxjText));
   const dir = dirname(outPath);
   const name = basename(outPath);
   if (options.replace === true) writeFileAtomicSync(dir, name, [text]);
   else if (!writeFileNewSync(dir, name, [text])) throw new CrawlerError('ERR_WRITE', `${outPath} exists and was not written by this crawl; not replacing it`);
-  return keyed.length;
+  return entries.length;
 }

@@ -20,7 +20,15 @@ import { RecordThread } from './record-thread-client.js';
 import { warcDate, warcFieldsText } from './warc-record.js';
 import type { CrawlDescription } from './warcinfo.js';
 
-/** A page the archive holds (a 200 that is no redirect), as pages.jsonl lists it. */
+/**
+ * A page the crawl kept, as pages.jsonl lists it (spec decision "The crawl
+ * archive": the pages the crawl saved): its final response arrived whole
+ * with status 200, it was no redirect, and the program did not fail it.
+ * For the crawler these are its page files (a 200 it does not save, such as
+ * one that is not HTML, is a Failed page); for KeywordHunter, the pages it
+ * searched (and saved in OutputDir when given one). A response cut short
+ * (WARC-Truncated) is in the archive as evidence, never in this list.
+ */
 export interface ArchivedPage {
   url: string;
   /** Its response record's WARC-Date. */
@@ -54,6 +62,8 @@ interface PageState {
   url: HttpUrl;
   depth: number;
   status: number;
+  /** The response did not arrive whole (its event carried an error). */
+  broken: boolean;
   outlinks: string[];
   redirect: boolean;
   failure: string | undefined;
@@ -199,7 +209,7 @@ export class CrawlArchive {
     switch (e.type) {
       case 'response': {
         if (this.o.ordered) for (const page of [...this.open.values()]) this.close(page);
-        this.open.set(e.url.key, { url: e.url, depth: e.depth, status: e.status, outlinks: [], redirect: false, failure: undefined });
+        this.open.set(e.url.key, { url: e.url, depth: e.depth, status: e.status, broken: e.error !== undefined, outlinks: [], redirect: false, failure: undefined });
         break;
       }
       case 'redirect': {
@@ -217,7 +227,7 @@ export class CrawlArchive {
         this.saved = this.open.get(e.url.key);
         break;
       case 'scanning':
-        this.scanned = this.open.get(e.url.key) ?? { url: e.url, depth: e.depth, status: 200, outlinks: [], redirect: false, failure: undefined };
+        this.scanned = this.open.get(e.url.key) ?? { url: e.url, depth: e.depth, status: 200, broken: false, outlinks: [], redirect: false, failure: undefined };
         this.open.set(e.url.key, this.scanned);
         break;
       case 'failed':
@@ -262,7 +272,7 @@ export class CrawlArchive {
     for (const link of page.outlinks) fields.push(['outlink', link]);
     if (page.failure !== undefined) fields.push(['failure', page.failure]);
     this.thread.metadata({ uri: key, date: fetched?.capture.date ?? warcDate(Date.now()), concurrentTo: fetched?.capture.id, fields: warcFieldsText(fields) });
-    if (page.status === 200 && !page.redirect && page.failure === undefined && fetched !== undefined) {
+    if (page.status === 200 && !page.broken && !page.redirect && page.failure === undefined && fetched !== undefined) {
       this.pages.push({ url: key, ts: fetched.capture.date, status: page.status, ...(fetched.title === undefined ? {} : { title: fetched.title }) });
     }
   }

@@ -3,8 +3,11 @@
  * `request` record holding the bytes written, then a `response` record
  * holding exactly the bytes read for the message (or a `revisit` when its
  * payload was archived before), both naming each other in
- * WARC-Concurrent-To; a response cut short carries WARC-Truncated, and an
- * exchange that failed is followed by a `metadata` record saying why.
+ * WARC-Concurrent-To; a response cut short carries WARC-Truncated and the
+ * digest of the payload as recorded, and an exchange that failed is
+ * followed by a `metadata` record saying why. A request that never left (no
+ * connection) has no `request` record, since none of its bytes reached a
+ * server: only the `metadata` record about the failure.
  * Pure, apart from the new record IDs.
  *
  * Two halves, for two threads: exchangeInput() runs on the crawl's thread
@@ -15,6 +18,7 @@
 import { describeError } from '../errors.js';
 import type { Truncation, WireExchange } from '../http/wire-exchange.js';
 import { sha1Digest } from './digest.js';
+import { finalHead, recordedPayload } from './recorded-payload.js';
 import { newRecordId, serializeRecord, warcDate, warcFields, type RecordBytes } from './warc-record.js';
 
 /** WARC 1.1 §6.7.2: the profile of a revisit whose payload is identical to an earlier capture's. */
@@ -35,7 +39,8 @@ export interface ExchangeInput {
   date: string;
   /** The failure metadata's WARC-Date (when the exchange ended); set with `failure`. */
   endDate: string | undefined;
-  requestId: string;
+  /** The request record's ID: set when the request was sent (WireExchange.sent). */
+  requestId: string | undefined;
   /** The response (or revisit) record's ID: set when response bytes arrived. */
   responseId: string | undefined;
   request: Uint8Array;
@@ -55,7 +60,7 @@ export function exchangeInput(x: WireExchange): ExchangeInput {
     ip: x.ip,
     date: warcDate(x.startedAt),
     endDate: x.error === undefined ? undefined : warcDate(x.endedAt),
-    requestId: newRecordId(),
+    requestId: x.sent ? newRecordId() : undefined,
     responseId: x.response.length > 0 ? newRecordId() : undefined,
     request: x.request,
     response: x.response,
@@ -74,7 +79,11 @@ export interface ExchangeRecords {
   /** Which of `records` is the response or revisit (the one the index lists), when there is one. */
   responseAt: number | undefined;
   revisit: boolean;
-  /** The payload's digest, when the response was complete. */
+  /**
+   * The payload's digest, when a response was recorded whose final header
+   * section arrived whole: of the whole payload, or of the part recorded
+   * when the response was cut short (`truncated` in the input).
+   */
   payloadDigest: string | undefined;
 }
 
@@ -84,20 +93,11 @@ const HTTP_RESPONSE = 'application/http;msgtype=response';
 
 /**
  * Where the final response's header section ends in the bytes read (after
- * its blank line), past any interim 1xx responses; the whole when no blank
- * line is found. Lines end in CRLF or a bare LF (as the parser accepts).
+ * its blank line), past any interim 1xx responses; the whole when it did
+ * not arrive whole (see finalHead).
  */
 export function headEnd(bytes: Buffer): number {
-  let start = 0;
-  for (;;) {
-    const crlf = bytes.indexOf('\r\n\r\n', start, 'latin1');
-    const lf = bytes.indexOf('\n\n', start, 'latin1');
-    const end = crlf === -1 ? (lf === -1 ? -1 : lf + 2) : lf === -1 || crlf + 1 < lf ? crlf + 4 : lf + 2;
-    if (end === -1) return bytes.length;
-    const status = /^\s*HTTP\/\d\.\d (\d{3})/.exec(bytes.toString('latin1', start, Math.min(end, start + 64)))?.[1];
-    if (status === undefined || status[0] !== '1') return end;
-    start = end;
-  }
+  return finalHead(bytes)?.bodyAt ?? bytes.length;
 }
 
 /**
@@ -106,30 +106,36 @@ export function headEnd(bytes: Buffer): number {
  */
 export function exchangeRecords(x: ExchangeInput, earlier: (payloadDigest: string) => Capture | undefined): ExchangeRecords {
   const { uri, date, requestId, responseId } = x;
-  const records: RecordBytes[] = [
-    serializeRecord({
-      type: 'request',
-      fields: [
-        ['WARC-Record-ID', requestId],
-        ['WARC-Date', date],
-        ['WARC-Target-URI', uri],
-        ['WARC-IP-Address', x.ip],
-        ['WARC-Concurrent-To', responseId],
-        ['Content-Type', HTTP_REQUEST],
-        ['WARC-Block-Digest', sha1Digest(x.request)],
-        // A GET has no body: its payload is empty.
-        ['WARC-Payload-Digest', sha1Digest(EMPTY)],
-      ],
-      block: [x.request],
-    }),
-  ];
-  const payloadDigest = x.payload !== undefined ? sha1Digest(x.payload) : undefined;
+  const records: RecordBytes[] = [];
+  if (requestId !== undefined) {
+    records.push(
+      serializeRecord({
+        type: 'request',
+        fields: [
+          ['WARC-Record-ID', requestId],
+          ['WARC-Date', date],
+          ['WARC-Target-URI', uri],
+          ['WARC-IP-Address', x.ip],
+          ['WARC-Concurrent-To', responseId],
+          ['Content-Type', HTTP_REQUEST],
+          ['WARC-Block-Digest', sha1Digest(x.request)],
+          // A GET has no body: its payload is empty.
+          ['WARC-Payload-Digest', sha1Digest(EMPTY)],
+        ],
+        block: [x.request],
+      }),
+    );
+  }
+  // A response cut short has the payload it recorded (WARC 1.1 §5.9), read back from its bytes.
+  const payload = x.truncated === undefined ? x.payload : responseId === undefined ? undefined : recordedPayload(x.response);
+  const payloadDigest = payload !== undefined ? sha1Digest(payload) : undefined;
   let response: Capture | undefined;
   let responseAt: number | undefined;
   let revisit = false;
   if (responseId !== undefined) {
     responseAt = records.length;
-    const before = payloadDigest !== undefined && (x.payload as Buffer).length > 0 ? earlier(payloadDigest) : undefined;
+    // Only a whole payload is another capture's: a part of one, even when equal, is the record of a failure.
+    const before = x.truncated === undefined && payload !== undefined && payload.length > 0 && payloadDigest !== undefined ? earlier(payloadDigest) : undefined;
     revisit = before !== undefined;
     const common: Array<[string, string | undefined]> = [
       ['WARC-Record-ID', responseId],

@@ -69,7 +69,8 @@ export class RecordWriter {
   exchange(x: ExchangeInput): void {
     const made = exchangeRecords(x, (digest) => this.payloads.get(digest));
     const places = this.writer.add(...made.records);
-    if (made.response !== undefined && made.payloadDigest !== undefined && !this.payloads.has(made.payloadDigest)) {
+    // A response cut short is no capture of its payload for a later one to refer to.
+    if (made.response !== undefined && made.payloadDigest !== undefined && x.truncated === undefined && !this.payloads.has(made.payloadDigest)) {
       this.payloads.set(made.payloadDigest, made.response);
       if (this.payloads.size > MAX_PAYLOADS) this.payloads.delete(this.payloads.keys().next().value as string);
     }

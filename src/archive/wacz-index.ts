@@ -1,14 +1,17 @@
 /**
  * The index that goes into a WACZ (`indexes/index.cdxj`): the crawl's CDXJ
- * with each line pointing into the package. A line keeps its key, its order
- * and its other fields; its `filename` becomes the name of the file in
- * `archive/`, and for a WARC that was gzipped on the way in, `offset` and
- * `length` become those of the record's gzip member. A line that points at
+ * with each line pointing into the package. A line keeps its key and its
+ * other fields; its `filename` becomes the name of the file in `archive/`,
+ * and for a WARC that was gzipped on the way in, `offset` and `length`
+ * become those of the record's gzip member. The lines are then sorted again
+ * bytewise (sortedCdxj): new offsets and names can change the order of two
+ * lines with the same key and timestamp. A line that points at
  * no file of the package, or at no record of a regzipped file, is an index
  * of something else and is refused, since replay would fail on it.
  */
 import { readFile } from 'node:fs/promises';
 import { CrawlerError } from '../errors.js';
+import { sortedCdxj } from './cdxj-line.js';
 import type { MovedRecord } from './wacz-gzip.js';
 
 /** One WARC file as the package holds it. */
@@ -54,7 +57,7 @@ export async function packageIndex(cdxjPath: string, warcs: readonly PackagedWar
       throw bad(`points past the end of ${warc.indexedAs}`);
     }
     const fields = { ...json, offset: String(offset), length: String(length), filename: warc.name };
-    out.push(`${line.slice(0, brace)} ${JSON.stringify(fields)}\n`);
+    out.push(`${line.slice(0, brace)} ${JSON.stringify(fields)}`);
   }
-  return Buffer.from(out.join(''));
+  return sortedCdxj(out);
 }

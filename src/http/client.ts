@@ -33,7 +33,8 @@ export interface HttpClientOptions {
    * The wire tap: told every exchange this client attempts, as it ends: the
    * request bytes, exactly the response message's bytes, timing, peer and
    * how it ended. A request that got no answer (no connection) is told too,
-   * with an empty response, and a stale keep-alive retry tells both tries.
+   * with an empty response and `sent` false, and a stale keep-alive retry
+   * tells both tries.
    * Unset (the default), the client keeps no bytes for it.
    */
   onExchange?: ExchangeObserver | undefined;
@@ -112,7 +113,7 @@ export class HttpClient {
       // No connection, so no answer: the tap still hears of the request that would have been sent.
       if (this.options.onExchange !== undefined && !(err instanceof CrawlerError && err.code === 'ERR_ABORTED')) {
         const error = err instanceof CrawlerError ? err : new CrawlerError('ERR_SOCKET', String(err), { cause: err });
-        this.tell(url, request, options, false, { ip: undefined, startedAt, endedAt: epochNow(), response: Buffer.alloc(0), payload: undefined, status: 0, error });
+        this.tell(url, request, options, false, false, { ip: undefined, startedAt, endedAt: epochNow(), response: Buffer.alloc(0), payload: undefined, status: 0, error });
       }
       throw err;
     }
@@ -147,13 +148,26 @@ export class HttpClient {
   }
 
   private async exchangeOn(conn: Connection, url: HttpUrl, request: Buffer, options: FetchOptions, reused: boolean): Promise<FetchResponse> {
+    const tapped = this.options.onExchange !== undefined;
+    // For the tap: whether the request left (a connection found closed fails before writing it).
+    let sent = false;
+    const written = options.onRequestWritten;
     const res = await conn.exchange(request, {
       idleTimeoutMs: this.options.idleTimeoutMs,
       responseTimeoutMs: this.options.responseTimeoutMs,
       limits: this.options.limits,
       head: options.head === true,
-      ...(options.onRequestWritten ? { onRequestWritten: options.onRequestWritten } : {}),
-      ...(this.options.onExchange !== undefined ? { observe: (wire: WireBytes) => this.tell(url, request, options, reused, wire) } : {}),
+      ...(tapped
+        ? {
+            onRequestWritten: () => {
+              sent = true;
+              written?.();
+            },
+            observe: (wire: WireBytes) => this.tell(url, request, options, reused, sent, wire),
+          }
+        : written !== undefined
+          ? { onRequestWritten: written }
+          : {}),
     });
     if (this.options.keepAlive && conn.alive) this.putIdle(url.origin, conn);
     else conn.close();
@@ -164,12 +178,13 @@ export class HttpClient {
   }
 
   /** Tells the tap one exchange. */
-  private tell(url: HttpUrl, request: Buffer, options: FetchOptions, reused: boolean, wire: Omit<WireBytes, 'error'> & { error: CrawlerError | undefined }): void {
+  private tell(url: HttpUrl, request: Buffer, options: FetchOptions, reused: boolean, sent: boolean, wire: Omit<WireBytes, 'error'> & { error: CrawlerError | undefined }): void {
     const { error, response } = wire;
     (this.options.onExchange as ExchangeObserver)({
       url,
       method: options.head === true ? 'HEAD' : 'GET',
       ip: wire.ip,
+      sent,
       startedAt: wire.startedAt,
       endedAt: wire.endedAt,
       request,

@@ -22,6 +22,14 @@ export interface WireExchange {
   method: 'GET' | 'HEAD';
   /** The peer's IP address, when a socket was connected. */
   ip: string | undefined;
+  /**
+   * True when the request bytes were handed to a connected socket. False when
+   * they never left: no connection was made (refused, unreachable, unknown
+   * name, TLS handshake failed, connect timeout), or the connection closed
+   * before the request could be written. The archive writes a `request`
+   * record only for a request that was sent.
+   */
+  sent: boolean;
   /** Epoch milliseconds (fractional) when the request bytes were handed to the socket. */
   startedAt: number;
   /** Epoch milliseconds (fractional) when the response was complete or the exchange failed. */

@@ -12,47 +12,13 @@ import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { WARCParser } from 'warcio';
-import yauzl from 'yauzl';
 import { writeCdxj } from '../../src/archive/cdxj.js';
 import { writeWacz, type WaczPage } from '../../src/archive/wacz.js';
 import { isCrawlerError } from '../../src/errors.js';
 import { FIXTURE_PATHS, useWarcFixtures } from '../helpers/warc-fixtures.js';
+import { readZip, type ZipEntry } from './wacz-read.js';
 
 const setup = useWarcFixtures('wacz-');
-
-interface ZipEntry {
-  method: number;
-  /** Where the entry's data starts in the .wacz. */
-  dataStart: number;
-  data: Buffer;
-}
-
-/** Every entry of the ZIP at `path`: compression method, data offset and content. */
-async function readZip(path: string): Promise<Map<string, ZipEntry>> {
-  const zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
-  const out = new Map<string, ZipEntry>();
-  try {
-    const entries: yauzl.Entry[] = await new Promise((resolve, reject) => {
-      const list: yauzl.Entry[] = [];
-      zip.on('entry', (e: yauzl.Entry) => {
-        list.push(e);
-        zip.readEntry();
-      });
-      zip.on('end', () => resolve(list));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-    for (const e of entries) {
-      const { fileDataStart } = await zip.readLocalFileHeaderPromise(e, { minimal: true });
-      const chunks: Buffer[] = [];
-      for await (const c of await zip.openReadStreamPromise(e)) chunks.push(c as Buffer);
-      out.set(e.fileName, { method: e.compressionMethod, dataStart: fileDataStart, data: Buffer.concat(chunks) });
-    }
-  } finally {
-    zip.close();
-  }
-  return out;
-}
 
 const sha256 = (b: Buffer): string => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 

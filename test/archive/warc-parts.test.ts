@@ -86,6 +86,7 @@ function exchange(target: string, response: string, payload: string, at: number)
     url: parseHttpUrl(target),
     method: 'GET' as const,
     ip: '127.0.0.1',
+    sent: true,
     startedAt: at,
     endedAt: at + 5,
     request: Buffer.from(`GET ${parseHttpUrl(target).target} HTTP/1.1\r\nHost: h\r\n\r\n`),

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { WARCParser } from 'warcio';
 import { keywordHunterMain } from '../../src/cli/keyword-hunter.js';
 import { crawlerMain } from '../../src/cli/crawler.js';
 import { isCrawlerError } from '../../src/errors.js';
@@ -21,7 +22,8 @@ import { startRaw } from '../helpers/raw-server.js';
 import { refusedPort } from '../helpers/refused-port.js';
 import { page, startSite } from '../helpers/site-server.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
-import { checkArchive, fieldsOf, responseUris, type CheckedRecord } from '../helpers/warc-check.js';
+import { checkArchive, fieldsOf, responseUris, sha1b32, type CheckedRecord } from '../helpers/warc-check.js';
+import { waczPages } from './wacz-read.js';
 
 const { temp } = useTempDirs('warc-records-');
 
@@ -126,18 +128,39 @@ test('KeywordHunter through robots.txt and a redirect chain: every hop a request
   assert.equal(byType(records, 'metadata', `${o}/c.html`)[0]?.headers.get('warc-concurrent-to'), c?.headers.get('warc-record-id'), 'the page metadata names its response');
 });
 
-test('failures are evidence: a reset mid-body is a truncated response, a refused connection a request and a metadata record with the reason', async (t) => {
+/** warcio's reading of the response records of `path` cut short: target URI and the content it decodes (chunked framing removed). */
+async function warcioTruncated(path: string): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  for await (const record of new WARCParser([readFileSync(path)])) {
+    if (record.warcType !== 'response' || record.warcHeader('WARC-Truncated') === undefined) {
+      await record.readFully(false);
+      continue;
+    }
+    out.set(record.warcTargetURI ?? '', Buffer.from(await record.readFully(true)));
+  }
+  return out;
+}
+
+test('failures are evidence: a response cut short keeps the digest of what arrived, a request that left and got no answer a request and a metadata record, one that never left (refused) only the metadata record', async (t) => {
   const port = await refusedPort();
   const cutHead = 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5000\r\n\r\n';
+  const chunkedHead = 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n';
+  // The second chunk says 0x40 bytes and only 13 arrive.
+  const chunkedCut = `${chunkedHead}${chunk('<html><title>Cut</title>')}40\r\nonly part of `;
   const server = await startRaw(async (conn) => {
     for (let head = await conn.nextRequest(); head !== undefined; head = await conn.nextRequest()) {
       const path = head.split(' ')[1];
       if (path === '/robots.txt') conn.socket.write(NO_ROBOTS);
       else if (path === '/start') {
-        const body = `<html><a href="/cut">cut</a> <a href="http://127.0.0.1:${port}/x">refused</a></html>`;
+        const links = ['/cut', '/chunked-cut', '/silent', `http://127.0.0.1:${port}/x`].map((l) => `<a href="${l}">l</a>`).join(' ');
+        const body = `<html><title>Start</title>${links}</html>`;
         conn.socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      } else if (path === '/silent') {
+        // The request arrived; no answer comes.
+        conn.socket.end();
+        return;
       } else {
-        conn.socket.write(`${cutHead}<html>the first part only`);
+        conn.socket.write(path === '/cut' ? `${cutHead}<html>the first part only` : chunkedCut);
         await sleep(20);
         conn.socket.resetAndDestroy();
         return;
@@ -145,21 +168,53 @@ test('failures are evidence: a reset mid-body is a truncated response, a refused
     }
   });
   t.after(() => server.close());
-  const warc = join(temp(), 'fail.warc');
+  const dir = temp();
+  const warc = join(dir, 'fail.warc');
+  const wacz = join(dir, 'fail.wacz');
   const { io } = recordingIo();
-  assert.equal(await keywordHunterMain(['--warc', warc, `${server.origin}/start`, 'absent'], io), 0);
+  assert.equal(await keywordHunterMain(['--warc', warc, '--wacz', wacz, `${server.origin}/start`, 'absent'], io), 0);
   const records = await checkArchive([warc]);
-  const cut = byType(records, 'response', `${server.origin}/cut`)[0];
+  const o = server.origin;
+
+  // Cut short: the bytes that arrived, and the digest of the payload they hold.
+  const cut = byType(records, 'response', `${o}/cut`)[0];
   assert.equal(cut?.headers.get('warc-truncated'), 'disconnect');
   assert.equal(cut?.block.toString('latin1'), `${cutHead}<html>the first part only`);
-  assert.equal(cut?.headers.get('warc-payload-digest'), undefined, 'no payload digest for a payload that did not all arrive');
+  assert.equal(cut?.headers.get('warc-payload-digest'), sha1b32(Buffer.from('<html>the first part only')));
+  const chunked = byType(records, 'response', `${o}/chunked-cut`)[0];
+  assert.equal(chunked?.headers.get('warc-truncated'), 'disconnect');
+  assert.equal(chunked?.block.toString('latin1'), chunkedCut);
+  assert.equal(chunked?.headers.get('warc-payload-digest'), sha1b32(Buffer.from('<html><title>Cut</title>only part of ')), 'the chunks\' data as far as it arrived');
+  // warcio, reading the records on its own, decodes the same payloads.
+  const decoded = await warcioTruncated(warc);
+  assert.equal(sha1b32(decoded.get(`${o}/cut`) as Buffer), cut?.headers.get('warc-payload-digest'));
+  assert.equal(sha1b32(decoded.get(`${o}/chunked-cut`) as Buffer), chunked?.headers.get('warc-payload-digest'));
+  // The index carries those digests.
+  const index = readFileSync(join(dir, 'fail.cdxj'), 'utf8').trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf(' {') + 1)) as Record<string, string>);
+  for (const r of [cut, chunked]) {
+    const line = index.find((l) => l['url'] === r?.headers.get('warc-target-uri'));
+    assert.equal(line?.['digest'], r?.headers.get('warc-payload-digest'), `the index line of ${line?.['url']}`);
+  }
+
+  // Why each failed: a metadata record with the reason.
+  const why = (uri: string): CheckedRecord | undefined => byType(records, 'metadata', uri).find((r) => fieldsOf(r.block).some(([k]) => k === 'fetch-error'));
+  // Sent, no answer: the request record, then the reason, naming it.
+  const silent = `${o}/silent`;
+  assert.equal(byType(records, 'request', silent).length, 1);
+  assert.equal(byType(records, 'response', silent).length, 0);
+  assert.match(fieldsOf(why(silent)?.block as Buffer)[0]?.[1] ?? '', /^ERR_PREMATURE_CLOSE: /);
+  assert.equal(why(silent)?.headers.get('warc-concurrent-to'), byType(records, 'request', silent)[0]?.headers.get('warc-record-id'));
+  assert.ok(records.indexOf(why(silent) as CheckedRecord) > records.indexOf(byType(records, 'request', silent)[0] as CheckedRecord), 'the reason follows the request');
+  // Never sent: no request record (none of its bytes reached a server), only the reason, naming no record.
   const refused = `http://127.0.0.1:${port}/x`;
-  assert.equal(byType(records, 'request', refused).length, 1);
+  assert.equal(byType(records, 'request', refused).length, 0);
   assert.equal(byType(records, 'response', refused).length, 0);
-  const why = byType(records, 'metadata', refused).find((r) => fieldsOf(r.block).some(([k]) => k === 'fetch-error'));
-  assert.match(fieldsOf(why?.block as Buffer)[0]?.[1] ?? '', /^ERR_CONNECT: cannot connect: 127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/);
-  assert.equal(why?.headers.get('warc-concurrent-to'), byType(records, 'request', refused)[0]?.headers.get('warc-record-id'));
-  assert.ok(records.indexOf(why as CheckedRecord) > records.indexOf(byType(records, 'request', refused)[0] as CheckedRecord), 'the reason follows the request');
+  assert.match(fieldsOf(why(refused)?.block as Buffer)[0]?.[1] ?? '', /^ERR_CONNECT: cannot connect: 127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/);
+  assert.equal(why(refused)?.headers.get('warc-concurrent-to'), undefined);
+  assert.equal(why(refused)?.headers.get('warc-ip-address'), undefined);
+
+  // The pages list holds the page searched, not the ones cut short.
+  assert.deepEqual((await waczPages(wacz)).map((p) => p.url), [`${o}/start`]);
 });
 
 test('--warc-max-size rotates to NAME-00002.warc.gz and on, each file starting with a warcinfo, every member gunzippable alone', async (t) => {

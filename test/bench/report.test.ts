@@ -4,8 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { crawlSection, type CrawlRun, type CrawlSection, type ToolResult } from '../../bench/crawl-bench.js';
-import { formatResults, SMALL_TARGET, type Results } from '../../bench/report.js';
+import { crawlSection, peerRatios, type CrawlRun, type CrawlSection, type ToolResult } from '../../bench/crawl-bench.js';
+import { ARCHIVE_VARIANT } from '../../bench/peers.js';
+import { ARCHIVE_TARGET, formatResults, SMALL_TARGET, type Results } from '../../bench/report.js';
 import type { Site } from '../../bench/site.js';
 
 function tool(name: string, pagesPerSecond: number, cpu: number, pages = 2060): ToolResult {
@@ -58,6 +59,30 @@ describe('the bench report', () => {
     const text = formatResults({ meta, crawl: section(), problems: [] });
     assert.match(text, /crawl, depth 6, pages on tmpfs/);
     assert.doesNotMatch(text, /small crawl|at least 1\.2x/);
+  });
+});
+
+describe('the archive rows (issue 31)', () => {
+  // ours, its archive variant, wget, and wget --warc measured against that variant.
+  const peers = [{}, {}, {}, { against: ARCHIVE_VARIANT }];
+  const tools = (archive: number): ToolResult[] => [tool('ours', 2000, 500), tool(ARCHIVE_VARIANT, archive, 700), tool('wget', 1000, 400), tool('wget --warc', 800, 600)];
+
+  it('pairs wget --warc with ours --warc .gz, not with ours, and ours with plain wget', () => {
+    const ratios = peerRatios(peers, tools(1600));
+    assert.deepEqual(ratios.map((r) => [r.ours ?? 'ours', r.peer, r.pagesPerSecond]), [['ours', 'wget', 2], [ARCHIVE_VARIANT, 'wget --warc', 2]]);
+    const skipped = tools(1600);
+    skipped[1] = { ...(skipped[1] as ToolResult), available: false };
+    assert.deepEqual(peerRatios(peers, skipped).map((r) => r.peer), ['wget'], 'no archive row when our archive variant did not run');
+  });
+
+  it('prints the row with the 1.5x target beside it, met or not, and the target under the table', () => {
+    for (const [archive, verdict] of [[1600, 'met'], [1000, 'not met']] as const) {
+      const t = tools(archive);
+      const ratios = peerRatios(peers, t).map((r) => ({ ...r, pagesPerSecondPaired: r.pagesPerSecond }));
+      const text = formatResults({ meta, crawl: { expectedPages: 2060, rounds: 1, filesystems: [{ fs: 'disk', dir: '/d', tools: t, ratios, variantRatios: [] }] }, problems: [] });
+      assert.match(text, new RegExp(`ours --warc \\.gz / wget --warc\\s+${(archive / 800).toFixed(2)}x .*target ${ARCHIVE_TARGET}x: ${verdict}\\n`));
+      assert.ok(text.includes(`target (issue 31): ${ARCHIVE_VARIANT} / wget --warc at least ${ARCHIVE_TARGET}x pages/s`), text);
+    }
   });
 });
 

@@ -5,7 +5,8 @@
  * - our own checks, which warcio does not make, written here without the
  *   project's code: each record's Content-Length against its block, CRLF
  *   CRLF after each block, WARC-Block-Digest recomputed over the block,
- *   WARC-Payload-Digest over the HTTP body with this file's own de-chunking,
+ *   WARC-Payload-Digest over the HTTP body with this file's own de-chunking
+ *   (of a response cut short, over the body as far as it arrived),
  *   every response (and revisit) paired with its request through
  *   WARC-Concurrent-To, a warcinfo first in each file, and, for `.gz`, one
  *   gzip member per record, each gunzippable on its own.
@@ -39,12 +40,18 @@ export function sha1b32(data: Buffer): string {
   return `sha1:${out}`;
 }
 
-/** RFC 9112 §7.1 de-chunking, as simply as can be (no limits: test data). */
-export function dechunk(body: Buffer): Buffer {
+/**
+ * RFC 9112 §7.1 de-chunking, as simply as can be (no limits: test data). A
+ * body `cut` short (WARC-Truncated) gives the data of its chunks as far as
+ * it arrived: a chunk-size line cut short gives nothing, a chunk cut in its
+ * data the part that arrived.
+ */
+export function dechunk(body: Buffer, cut = false): Buffer {
   const out: Buffer[] = [];
   let pos = 0;
   for (;;) {
     const eol = body.indexOf('\n', pos);
+    if (cut && eol === -1) return Buffer.concat(out);
     assert.ok(eol !== -1, 'chunk-size line ends');
     const size = parseInt(body.toString('latin1', pos, eol).split(';')[0]!.trim(), 16);
     assert.ok(Number.isInteger(size), 'chunk size is hex');
@@ -53,16 +60,22 @@ export function dechunk(body: Buffer): Buffer {
     out.push(body.subarray(pos, pos + size));
     pos += size;
     if (body[pos] === 13) pos++;
+    if (cut && pos >= body.length) return Buffer.concat(out);
     assert.equal(body[pos], 10, 'CRLF after chunk data');
     pos++;
   }
 }
 
-/** The HTTP message in a block: status (responses), fields and the body after the header section (past any 1xx). */
-function httpOf(block: Buffer): { status: number | undefined; fields: string; body: Buffer } {
+/**
+ * The HTTP message in a block: status (responses), fields and the body after
+ * the header section (past any 1xx). A block `cut` short (WARC-Truncated)
+ * may end inside its header section: undefined then.
+ */
+function httpOf(block: Buffer, cut: boolean): { status: number | undefined; fields: string; body: Buffer } | undefined {
   let start = 0;
   for (;;) {
     const end = block.indexOf('\r\n\r\n', start);
+    if (cut && end === -1) return undefined;
     assert.ok(end !== -1, 'the HTTP header section ends');
     const head = block.toString('latin1', start, end);
     const status = /^HTTP\/\d\.\d (\d{3})/.exec(head)?.[1];
@@ -125,9 +138,14 @@ function walk(file: string, data: Buffer, gz: boolean): CheckedRecord[] {
       let status: number | undefined;
       let payload: Buffer | undefined;
       if (type === 'request' || type === 'response' || type === 'revisit') {
-        const http = httpOf(block);
-        status = http.status;
-        payload = /\r\ntransfer-encoding:[^\r]*chunked/i.test(`\r\n${http.fields}`) && type !== 'revisit' ? dechunk(http.body) : http.body;
+        const cut = headers.has('warc-truncated') && type === 'response';
+        const http = httpOf(block, cut);
+        status = http?.status;
+        if (http !== undefined) {
+          const chunked = /\r\ntransfer-encoding:[^\r]*chunked/i.test(`\r\n${http.fields}`) && type !== 'revisit';
+          const length = /\r\ncontent-length:\s*(\d+)/i.exec(`\r\n${http.fields}`)?.[1];
+          payload = chunked ? dechunk(http.body, cut) : cut && length !== undefined ? http.body.subarray(0, Number(length)) : http.body;
+        }
       }
       out.push({ file, type, headers, block, status, payload });
     }

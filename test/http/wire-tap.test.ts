@@ -58,6 +58,7 @@ test('the tap holds, byte for byte, a chunked response with folded headers and t
   assert.equal(b.status, 200);
   for (const e of seen) {
     assert.equal(e.ip, '127.0.0.1');
+    assert.equal(e.sent, true);
     assert.equal(e.status, 200);
     assert.equal(e.truncated, undefined);
     assert.equal(e.error, undefined);
@@ -128,6 +129,7 @@ test('a refused connection is told: the request as it would have been sent, no r
   assert.equal(e.error?.code, 'ERR_CONNECT');
   assert.equal(e.status, 0);
   assert.equal(e.truncated, undefined);
+  assert.equal(e.sent, false, 'no connection, so the request never left');
   assert.match(e.request.toString('latin1'), /^GET \/nothing HTTP\/1\.1\r\nHost: 127\.0\.0\.1:\d+\r\n/);
 });
 
@@ -148,6 +150,7 @@ test('a stale keep-alive retry tells both tries', async (t) => {
   await client.fetch(parseHttpUrl(`${server.origin}/b`));
   assert.equal(seen.length, 3);
   assert.equal(seen[1]?.reused, true);
+  assert.equal(seen[1]?.sent, true, 'the server read the request on the kept-alive connection before closing it');
   assert.equal(seen[1]?.response.length, 0);
   assert.ok(seen[1]?.error !== undefined);
   assert.equal(seen[2]?.reused, false);

@@ -20,6 +20,7 @@ export function exchange(href: string, start: number, ms: number, status: number
     url: url(href),
     method: 'GET',
     ip: '127.0.0.1',
+    sent: true,
     startedAt: start,
     endedAt: start + ms,
     request: Buffer.from('GET / HTTP/1.1\r\n\r\n'),
