@@ -171,7 +171,8 @@ class GroupCollector implements RobotsHandler {
   readonly global: CompiledRule[] = [];
   readonly specificDelays: number[] = [];
   readonly globalDelays: number[] = [];
-  readonly sitemaps: string[] = [];
+  /** A Set, not an array: a hostile robots.txt of 500 KiB holds some 30,000 Sitemap lines, and de-duplicating them by array search took seconds. */
+  readonly sitemaps = new Set<string>();
   sawSpecific = false;
   sawGlobal = false;
   /** True while consecutive user-agent lines are building one group's header. */
@@ -212,7 +213,7 @@ class GroupCollector implements RobotsHandler {
   }
 
   onSitemap(value: string): void {
-    if (value !== '' && !this.sitemaps.includes(value)) this.sitemaps.push(value);
+    if (value !== '') this.sitemaps.add(value);
   }
 
   private rule(allow: boolean, value: string, line: number): void {
@@ -240,11 +241,15 @@ export class RobotsRules {
   /** The User-agent of the group applied: our product token, `*`, or '' when none applies (for the crawl report). */
   readonly group: string;
   readonly source: RobotsSource;
-  /** Every Sitemap URL in the file (whatever the group), as written, duplicates removed. */
+  /**
+   * Every Sitemap URL in the file (whatever the group), as written, in file
+   * order, duplicates removed; empty for allowAll and disallowAll. What a
+   * crawl reads with --sitemaps (src/sitemap/sitemap-sources.ts).
+   */
   readonly sitemaps: readonly string[];
   readonly #rules: readonly CompiledRule[];
 
-  private constructor(rules: readonly CompiledRule[], crawlDelay: number | undefined, sitemaps: readonly string[], group = '', source: RobotsSource = 'file') {
+  private constructor(rules: readonly CompiledRule[], crawlDelay: number | undefined, sitemaps: Iterable<string>, group = '', source: RobotsSource = 'file') {
     this.#rules = rules;
     this.crawlDelay = crawlDelay;
     this.group = group;
