@@ -157,7 +157,7 @@ test('failures are evidence: a reset mid-body is a truncated response, a refused
   assert.equal(byType(records, 'request', refused).length, 1);
   assert.equal(byType(records, 'response', refused).length, 0);
   const why = byType(records, 'metadata', refused).find((r) => fieldsOf(r.block).some(([k]) => k === 'fetch-error'));
-  assert.match(fieldsOf(why?.block as Buffer)[0]?.[1] ?? '', /^ERR_CONNECT: cannot connect: 127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/);
+  assert.match(fieldsOf(why?.block as Buffer)[0]?.[1] ?? '', /^ERR_CONNECT: cannot connect to 127\.0\.0\.1:\d+: connection refused$/);
   assert.equal(why?.headers.get('warc-concurrent-to'), byType(records, 'request', refused)[0]?.headers.get('warc-record-id'));
   assert.ok(records.indexOf(why as CheckedRecord) > records.indexOf(byType(records, 'request', refused)[0] as CheckedRecord), 'the reason follows the request');
 });
