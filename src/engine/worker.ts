@@ -264,7 +264,7 @@ export class Worker {
         return;
       }
       await this.o.store.complete(claim, nothing());
-      onEvent({ type: 'failed', url: url.key, depth, reason: program.failureReason(err) });
+      onEvent({ type: 'failed', url: url.key, depth, reason: program.failureReason(err), error: err });
       return;
     }
     const answered: CrawlEvent = { type: 'response', url, depth, status: response.status, notes: response.notes };

@@ -8,13 +8,13 @@ import { CrawlerError, describeError } from '../errors.js';
 import { Crawl, type CrawlProgram, type FetchedPage } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
 import { PacingState } from '../frontier/pacing-state.js';
-import { CRAWLER_FAILURE_POLICY, RobotsPolicy, type RobotsFetcher } from '../robots/policy.js';
+import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { markPageDirectory, TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../cli/run-cli.js';
 import { ReportJournal } from '../report/report-journal.js';
 import { JournaledFrontier } from '../report/journaled-frontier.js';
 import { stopWords } from '../report/report-recorder.js';
-import { failureReason, robotsDisallowAll, tseFinalReason, tseRetry, type SeedPanic } from './tse.js';
+import { failureReason, tseFinalReason, tseRetry } from './tse.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
 
@@ -29,16 +29,6 @@ import type { TseParts } from './tse-run.js';
  */
 export const WRITE_THREAD_OVER_US = 150;
 
-/** The robots.txt fetcher, noting for the seed PANIC why a host's robots.txt means "disallow all". */
-function recordingFailures(fetch: RobotsFetcher, seedPanic: SeedPanic): RobotsFetcher {
-  return async (robotsUrl, origin) => {
-    const result = await fetch(robotsUrl, origin);
-    const failure = 'status' in result ? robotsDisallowAll(robotsUrl, result.status) : robotsDisallowAll(robotsUrl, 0, result.error);
-    if (failure !== undefined) seedPanic.robotsFailures.set(origin, failure);
-    return result;
-  };
-}
-
 /** Runs the private crawl; resolves with the exit status. */
 export async function runTseCrawl(p: TseParts): Promise<number> {
   const { settings, io, log, progress, seedPanic, report } = p;
@@ -46,7 +36,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
   const robots =
     p.robotsFetch === undefined
       ? undefined
-      : new RobotsPolicy({ userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: recordingFailures(p.robotsFetch, seedPanic) });
+      : new RobotsPolicy({ userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: p.robotsFetch });
   // The marker first: a crawl stopped before its first page is still ours.
   markPageDirectory(pageDir);
   // A page is durably done (committed in the crawl state) only once its file is in place and, with an
@@ -106,7 +96,7 @@ export async function runTseCrawl(p: TseParts): Promise<number> {
     },
     onFailure(entry, url, error) {
       // A chain of too many redirects was told by its redirect event, at the URL that redirected.
-      if (error.code !== 'ERR_REDIRECT_LIMIT') onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: failureReason(error) });
+      if (error.code !== 'ERR_REDIRECT_LIMIT') onEvent({ type: 'failed', url: url.key, depth: entry.depth, reason: failureReason(error), error });
       if (archive !== undefined) recorded = archive.mark();
     },
     onSeedDisallowed: () => seedPanic.disallowed(),

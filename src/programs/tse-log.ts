@@ -4,6 +4,7 @@
  * notes on stderr, and the seed PANIC, which replaces what would have been
  * the seed's `Failed` line. The words and reasons are in `tse.ts`, once.
  */
+import type { CrawlerError } from '../errors.js';
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../cli/run-cli.js';
 import type { CrawlLog } from '../output/cs50-log.js';
@@ -20,8 +21,8 @@ export interface TseLogOptions {
 
 /** The sink of a TSE run's events. */
 export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions): CrawlEventSink {
-  const failed = (url: string, depth: number, reason: string, panic: string = reason): void => {
-    if (!seedPanic.failed(depth, nothingSaved(), panic)) log.event(depth, 'Failed', url, reason);
+  const failed = (url: string, depth: number, reason: string, error?: CrawlerError): void => {
+    if (!seedPanic.failed(depth, nothingSaved(), reason, error)) log.event(depth, 'Failed', url, reason);
   };
   return (e: CrawlEvent): void => {
     switch (e.type) {
@@ -52,10 +53,12 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         break;
       }
       case 'failed':
-        failed(e.url, e.depth, e.reason);
+        failed(e.url, e.depth, e.reason, e.error);
         break;
       case 'disallowed':
-        failed(e.url, e.depth, '(disallowed by robots.txt)', 'robots.txt disallows it (--ignore-robots to crawl anyway)');
+        // A shared crawl's seed (or its redirect target, queued at depth 0): robots.txt decided, or found the host unreachable.
+        if (e.depth === 0 && nothingSaved()) seedPanic.disallowed(e.url);
+        else log.event(e.depth, 'Failed', e.url, '(disallowed by robots.txt)');
         break;
       case 'lost':
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);
