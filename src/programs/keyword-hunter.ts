@@ -133,7 +133,7 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
     onFailure(_entry, url, error) {
       // A chain of too many redirects was told by its redirect event (once, at the URL that redirected).
       if (error.code === 'ERR_REDIRECT_LIMIT') return;
-      io.stderr(`KeywordHunter: ${url.href}: ${error.message}\n`);
+      protocol.failed(url, error);
     },
     onSeedDisallowed(url) {
       io.stderr(`KeywordHunter: robots.txt of ${url.host}:${url.port} disallows ${url.pathAndQuery}; not fetching it\n`);
