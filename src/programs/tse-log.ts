@@ -9,7 +9,7 @@ import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../cli/run-cli.js';
 import type { CrawlLog } from '../output/cs50-log.js';
 import { encodeTarget } from '../url/request-target.js';
-import { LINK_WORDS, redirectRefusal, robotsDisallowAll, type SeedPanic } from './tse.js';
+import { LINK_WORDS, redirectRefusal, type SeedPanic } from './tse.js';
 
 export interface TseLogOptions {
   io: CliIo;
@@ -64,7 +64,7 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);
         break;
       case 'robots-txt': {
-        const failure = robotsDisallowAll(e.url, e.answer.status);
+        const failure = seedPanic.robotsNote(e.url, e.answer.status);
         if (failure !== undefined) io.stderr(`crawler: ${failure}\n`);
         break;
       }

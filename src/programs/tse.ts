@@ -218,6 +218,17 @@ export class SeedPanic {
   }
 
   /**
+   * The stderr note of a robots.txt answer that means "disallow all" (a
+   * shared crawl's worker tells each it fetched), or undefined: the cause
+   * first when the host could not be reached, with what that means.
+   */
+  robotsNote(robotsUrl: string, status: number): string | undefined {
+    const failure = this.robotsFailures.get(parsed(robotsUrl)?.origin ?? '');
+    if (failure instanceof ConnectError) return `${failure.message}: ${robotsUrl} could not be fetched, which means disallow all (RFC 9309)`;
+    return status === 0 && failure !== undefined ? failure : robotsDisallowAll(robotsUrl, status);
+  }
+
+  /**
    * True when a URL at `depth` 0 failed while nothing was saved yet: `why` is
    * then the PANIC, or `error` when it is the host not being reached. Every
    * URL at depth 0 is the seed or the target of its redirects (followed in

@@ -12,6 +12,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { assertCleanError, crawl } from '../helpers/crawler-e2e.js';
 import { numberedFiles } from '../helpers/page-files.js';
 import { refusedPort } from '../helpers/refused-port.js';
@@ -60,6 +61,22 @@ for (const ignoring of [[], ['--ignore-robots']]) {
     });
   });
 }
+
+describe('a worker of a shared crawl (--frontier) says the same', { concurrency: true }, () => {
+  for (const ignoring of [[], ['--ignore-robots']]) {
+    test(`a refused port${ignoring.length === 0 ? '' : ', with --ignore-robots'}: the PANIC names it; stderr never suggests --ignore-robots`, async () => {
+      const dir = tempDir();
+      const seed = `http://127.0.0.1:${refused}/`;
+      const r = await crawl(['--delay', '0', '--frontier', `sqlite:${join(dir, 'frontier.db')}`, ...ignoring, seed, dir, '1']);
+      assert.equal(r.code, 1, r.stderr);
+      const lines = r.stderr.trimEnd().split('\n');
+      assert.deepEqual(lines.slice(-2), [`crawler: PANIC: cannot crawl ${seed}: cannot connect to 127.0.0.1:${refused}: connection refused`, "Check the URL's host and port, and that the server is running."]);
+      // The worker's note on the host's robots.txt (when obeyed) names the cause first too.
+      assert.deepEqual(lines.slice(0, -2), ignoring.length === 0 ? [`crawler: cannot connect to 127.0.0.1:${refused}: connection refused: ${seed}robots.txt could not be fetched, which means disallow all (RFC 9309)`] : []);
+      assert.doesNotMatch(r.stderr, /ignore-robots/);
+    });
+  }
+});
 
 test('robots.txt answering 503 decides (disallow all, RFC 9309): the PANIC names robots.txt, then --ignore-robots; the seed not requested', async () => {
   const dir = tempDir();

@@ -122,3 +122,15 @@ test('through the log: a failed event carrying the cause, and a shared crawl\'s 
   assert.deepEqual(lines(shared), [`PANIC: cannot crawl ${SEED}: ${refused().message}`, "Check the URL's host and port, and that the server is running."]);
   assert.equal(rec.out(), '', 'no Failed line');
 });
+
+test('a shared crawl\'s stderr note for a robots.txt that means disallow all: the cause first when the host was not reached', async () => {
+  const down = await afterRobots({ error: refused() });
+  assert.equal(down.robotsNote(ROBOTS, 0), `${refused().message}: ${ROBOTS} could not be fetched, which means disallow all (RFC 9309)`);
+  const cut = await afterRobots({ error: new CrawlerError('ERR_IDLE_TIMEOUT', 'no data for 15000 ms (idle timeout)') });
+  assert.equal(cut.robotsNote(ROBOTS, 0), `${ROBOTS} could not be fetched (no data for 15000 ms (idle timeout)), which means disallow all (RFC 9309)`);
+  const busy = await afterRobots({ status: 503, body: Buffer.alloc(0) });
+  assert.equal(busy.robotsNote(ROBOTS, 503), `${ROBOTS} answered HTTP 503, which means disallow all (RFC 9309)`);
+  const fine = await afterRobots({ status: 404, body: Buffer.alloc(0) });
+  assert.equal(fine.robotsNote(ROBOTS, 404), undefined, 'a 404 means allow all: nothing to note');
+  assert.equal(new SeedPanic(seed).robotsNote(ROBOTS, 0), `${ROBOTS} could not be fetched, which means disallow all (RFC 9309)`, 'an answer from the store (another worker fetched it)');
+});
