@@ -1,7 +1,7 @@
 /**
  * ./crawler end to end, spec decision "Errors name their cause first": a
  * seed whose host cannot be reached (a refused port, a name that does not
- * resolve, https spoken to a plain http port) is a PANIC that names that
+ * resolve, https spoken to a plain http port, a handshake never answered) is a PANIC that names that
  * cause, then says what to check, never --ignore-robots, and the same with
  * --ignore-robots. robots.txt is named only when its own answer decided (a
  * 503), and then --ignore-robots is the advice.
@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { assertCleanError, crawl } from '../helpers/crawler-e2e.js';
 import { numberedFiles } from '../helpers/page-files.js';
+import { startRaw, type RawServer } from '../helpers/raw-server.js';
 import { refusedPort } from '../helpers/refused-port.js';
 import { page, startSite, type SiteServer } from '../helpers/site-server.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
@@ -23,14 +24,17 @@ const { temp: tempDir } = useTempDirs('seed-unreachable-');
 
 let plain: SiteServer;
 let busyRobots: SiteServer;
+/** Accepts connections and never says a word. */
+let silent: RawServer;
 let refused = 0;
 
 before(async () => {
   plain = await startSite({ '/': { body: page('home') }, '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nAllow: /\n' } });
   busyRobots = await startSite({ '/robots.txt': { status: 503, body: 'busy' }, '/': { body: page('home') } });
+  silent = await startRaw(() => undefined);
   refused = await refusedPort();
 });
-after(() => Promise.all([plain.close(), busyRobots.close()]));
+after(() => Promise.all([plain.close(), busyRobots.close(), silent.close()]));
 
 /** Runs the crawl; the PANIC must be `cause` then `hint`, with no word of robots.txt, and no page file written. */
 async function unreachable(args: string[], seed: string, cause: string, hint: RegExp): Promise<void> {
@@ -59,6 +63,9 @@ for (const ignoring of [[], ['--ignore-robots']]) {
       await unreachable(ignoring, `https://127.0.0.1:${plain.port}/`, `TLS handshake failed with 127.0.0.1:${plain.port}: the server did not answer in TLS`, /^Check that the server speaks https on that port \(for plain http, the URL starts with http:\/\/\)\.$/);
       assert.equal(plain.requests.length, before, 'no HTTP request reached it');
     });
+
+    test('https to a server that accepts and never answers: "TLS handshake failed ... not done within 300 ms (connect timeout)"', () =>
+      unreachable(['--connect-timeout', '0.3', ...ignoring], `https://127.0.0.1:${silent.port}/`, `TLS handshake failed with 127.0.0.1:${silent.port}: not done within 300 ms (connect timeout)`, /^Check the URL's host and port, and the network; --connect-timeout waits longer\.$/));
   });
 }
 
