@@ -13,7 +13,8 @@
  * each query 100 ms late (test/http/system-lookup.test.ts).
  *
  * What c-ares does not read is the rest of the system's name service: the
- * hosts file and nsswitch (mDNS, split DNS, NIS). So:
+ * hosts file, nsswitch (mDNS, split DNS, NIS), and the search domains of
+ * resolv.conf (Node asks c-ares for the name as given). So:
  * - the hosts file is read once, when the first name is asked, and its
  *   names are answered from it, as getaddrinfo's "files" source would;
  * - a name DNS says does not exist, or a name server that cannot be
