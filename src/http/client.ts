@@ -10,8 +10,10 @@
  */
 import { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
-import { Connection, defaultConnector, ExchangeError, type Connector, type WireBytes } from './connection.js';
+import { Connection, ExchangeError, type Connector, type WireBytes } from './connection.js';
+import { HostResolver } from './host-resolver.js';
 import { buildRequest } from './request.js';
+import { socketConnector } from './socket-connector.js';
 import { DEFAULT_LIMITS, type ParsedResponse, type ParserLimits } from './response-parser.js';
 import { epochNow, truncationOf, type ExchangeObserver } from './wire-exchange.js';
 
@@ -28,6 +30,11 @@ export interface HttpClientOptions {
   rejectUnauthorized: boolean;
   /** Most idle connections kept per origin. */
   maxIdlePerOrigin: number;
+  /**
+   * Makes the connections. Default: a socketConnector with a HostResolver of
+   * this client's own, so each name is looked up once in the client's life
+   * (one crawl), its failure too.
+   */
   connector: Connector;
   /**
    * The wire tap: told every exchange this client attempts, as it ends: the
@@ -40,7 +47,7 @@ export interface HttpClientOptions {
   onExchange?: ExchangeObserver | undefined;
 }
 
-export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent'> = {
+export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent' | 'connector'> = {
   keepAlive: true,
   connectTimeoutMs: 10_000,
   idleTimeoutMs: 15_000,
@@ -48,7 +55,6 @@ export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent'> = {
   limits: DEFAULT_LIMITS,
   rejectUnauthorized: true,
   maxIdlePerOrigin: 4,
-  connector: defaultConnector,
 };
 
 /**
@@ -83,7 +89,7 @@ export class HttpClient {
   private closed = false;
 
   constructor(options: Partial<HttpClientOptions> & { userAgent: string }) {
-    this.options = { ...DEFAULT_CLIENT_OPTIONS, ...options };
+    this.options = { ...DEFAULT_CLIENT_OPTIONS, ...options, connector: options.connector ?? socketConnector(new HostResolver()) };
   }
 
   /** Connections opened so far and not yet closed. */

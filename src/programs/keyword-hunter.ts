@@ -141,7 +141,8 @@ async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings
   };
   // What has no protocol line is told on stderr: why a page could not be fetched, a StartURL robots.txt disallows.
   const notes = (e: CrawlEvent): void => {
-    if (e.type === 'failed' && e.error !== undefined) io.stderr(`KeywordHunter: ${e.url}: ${e.error.message}\n`);
+    // The URL of a failed page is its identity key, an http(s) URL: parsing it again cannot fail.
+    if (e.type === 'failed' && e.error !== undefined) protocol.failed(parseHttpUrl(e.url), e.error);
     else if (e.type === 'disallowed') io.stderr(`KeywordHunter: robots.txt disallows ${e.url}; not fetching it\n`);
   };
   const onEvent = fanOut((e) => protocol.consume(e), [...listeners, searched, notes]);

@@ -16,7 +16,6 @@ import { EXIT_INTERRUPTED } from '../program-io.js';
 import { REPORT_JOURNAL, ReportJournal } from '../report/report-journal.js';
 import { JournaledFrontier } from '../report/journaled-frontier.js';
 import { stopWords } from '../report/report-recorder.js';
-import { robotsDisallowAll, type SeedPanic } from './tse.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-parts.js';
 
@@ -30,16 +29,6 @@ import type { TseParts } from './tse-parts.js';
  * and some 30 ms to start, which a short or fast-writing crawl never pays.
  */
 export const WRITE_THREAD_OVER_US = 150;
-
-/** The robots.txt fetcher, noting for the seed PANIC why a host's robots.txt means "disallow all". */
-function recordingFailures(fetch: RobotsFetcher, seedPanic: SeedPanic): RobotsFetcher {
-  return async (robotsUrl, origin) => {
-    const result = await fetch(robotsUrl, origin);
-    const failure = 'status' in result ? robotsDisallowAll(robotsUrl, result.status) : robotsDisallowAll(robotsUrl, 0, result.error);
-    if (failure !== undefined) seedPanic.robotsFailures.set(origin, failure);
-    return result;
-  };
-}
 
 /** Runs the private crawl; resolves with the exit status. */
 export async function runTseCrawl(p: TseParts): Promise<number> {
@@ -67,7 +56,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   const robots =
     p.robotsFetch === undefined
       ? undefined
-      : new RobotsPolicy({ userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: recordingFailures(p.robotsFetch, seedPanic) });
+      : new RobotsPolicy({ userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: p.robotsFetch });
   // A page is durably done (committed in the crawl state) only once its file is in place and, with an
   // archive, its records are written: a crash then never leaves a page done in the state but missing from
   // the page directory or the archive. The page files' thread and the archive's work beside the crawl, so

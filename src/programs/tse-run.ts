@@ -66,6 +66,8 @@ async function runLocked(settings: TseSettings, io: CliIo, reportSettings?: Repo
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
   const mayFollow = robotsRedirectRule(settings.scope, settings.shared !== undefined, io.stderr);
+  // The seed PANIC hears every robots.txt answer, to name the cause when one means "disallow all".
+  const seedPanic = new SeedPanic(settings.seed);
   const parts: TseParts = {
     settings,
     io,
@@ -73,11 +75,11 @@ async function runLocked(settings: TseSettings, io: CliIo, reportSettings?: Repo
     politeness,
     fetcher,
     policy: tsePolicy(settings, resolve),
-    robotsFetch: settings.ignoreRobots ? undefined : fetcher.robotsFetcher((h) => parseHttpUrl(h, settings.maxUrlLength), resolve, settings.maxRedirects, mayFollow),
+    robotsFetch: settings.ignoreRobots ? undefined : seedPanic.watching(fetcher.robotsFetcher((h) => parseHttpUrl(h, settings.maxUrlLength), resolve, settings.maxRedirects, mayFollow)),
     extractor: new HtmlLinkExtractor(),
     log: new CrawlLog(io, settings.log),
     progress: new Progress(io, settings.progress),
-    seedPanic: new SeedPanic(settings.seed),
+    seedPanic,
     listeners,
     report,
     archive: archive?.archive,
