@@ -192,7 +192,7 @@ export class Worker {
     this.takeHost(claim);
     const result = await program.robotsFetch(claim.url, claim.origin);
     if (this.signal.aborted && !('status' in result)) {
-      await this.o.store.release(claim); // stopped before (or while) asking: not an answer
+      await this.o.store.release(claim, this.startedAt(claim, before)); // stopped before (or while) asking: not an answer
       return undefined;
     }
     const answer = 'status' in result ? program.storedRobots(result.status, result.body) : { status: 0, body: '' };
@@ -263,7 +263,7 @@ export class Worker {
     } catch (err) {
       if (!isCrawlerError(err)) throw err;
       if (err.code === 'ERR_ABORTED') {
-        await store.release(claim);
+        await store.release(claim, this.startedAt(claim, before));
         return;
       }
       if (program.retry?.(claim.attempts, { error: err }) === true) {
@@ -303,7 +303,7 @@ export class Worker {
       staged.discard();
       // A stop while a link's robots.txt was being learnt: the page is redone by whoever claims it next.
       if (isCrawlerError(err) && err.code === 'ERR_ABORTED') {
-        await store.release(claim);
+        await store.release(claim, this.startedAt(claim, before));
         return;
       }
       throw err;
@@ -356,7 +356,7 @@ export class Worker {
       action = target === undefined ? 'invalid' : await this.classify(target);
     } catch (err) {
       if (!isCrawlerError(err) || err.code !== 'ERR_ABORTED') throw err;
-      await this.o.store.release(claim);
+      await this.o.store.release(claim, this.startedAt(claim, before));
       return;
     }
     const links: ClaimEntry[] = target !== undefined && action === 'follow' ? [{ key: target.key, url: target.href, depth, origin: target.origin }] : [];

@@ -19,11 +19,15 @@ import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-run.js';
 import type { TseSettings } from './tse.js';
 
-/** Opens the store a --frontier value names (its module is loaded only then: a private crawl never loads pg). */
-export async function openClaimStore(spec: string, lanes: number): Promise<ClaimStore> {
+/**
+ * Opens the store a --frontier value names (its module is loaded only then:
+ * a private crawl never loads pg); `waitMs` is how long a PostgreSQL
+ * database may be unreachable (a restart) before a call fails.
+ */
+export async function openClaimStore(spec: string, lanes: number, waitMs?: number): Promise<ClaimStore> {
   if (/^postgres(ql)?:\/\//i.test(spec)) {
     const { PostgresClaimStore } = await import('../frontier/claim-postgres.js');
-    return new PostgresClaimStore(spec, { maxConnections: lanes + 1 });
+    return new PostgresClaimStore(spec, { maxConnections: lanes + 1, ...(waitMs === undefined ? {} : { waitMs }) });
   }
   const sqlite = /^sqlite:(.+)$/i.exec(spec);
   if (sqlite !== null) {
@@ -37,7 +41,7 @@ export async function openClaimStore(spec: string, lanes: number): Promise<Claim
 export async function runTseWorker(p: TseParts, shared: NonNullable<TseSettings['shared']>): Promise<number> {
   let store: ClaimStore;
   try {
-    store = await openClaimStore(shared.spec, p.settings.concurrency);
+    store = await openClaimStore(shared.spec, p.settings.concurrency, shared.waitMs);
   } catch (err) {
     throw new CrawlerError('ERR_INVALID_OPTION', describeError(err), { hint: 'Usage: crawler [options] seedURL pageDirectory maxDepth (see --help)' });
   }
