@@ -42,6 +42,21 @@ export function redactUrl(url: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/, '$1:***@');
 }
 
+/**
+ * A pg client whose connection may drop at any moment (a restart): its
+ * queries fail with the cause, and the store tries them again. The
+ * "Connection terminated unexpectedly" a client also emits when its socket
+ * closes can come while no one listens (pg-pool listens only while the
+ * client is idle or running a query), which would end the process: it is
+ * heard here and dropped, the failed query having said it already.
+ */
+class QuietClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
+
 interface ClaimRow {
   kind: string | null;
   id: string | null;
@@ -69,6 +84,8 @@ export interface PostgresClaimStoreOptions {
   now?: () => number;
   /** Waits between tries after a lost connection (default a timer; tests pass their own). */
   sleep?: (ms: number) => Promise<void>;
+  /** Told when the database goes away and when it is back (one line each, for stderr). */
+  onOutage?: (note: string) => void;
 }
 
 /** Tokens a worker mints from one block of pc_token_block_seq (its INCREMENT). */
@@ -85,7 +102,7 @@ export class PostgresClaimStore implements ClaimStore {
   constructor(connectionString: string, options: PostgresClaimStoreOptions = {}) {
     this.where = redactUrl(connectionString);
     this.now = options.now ?? (() => performance.now());
-    this.pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 4, connectionTimeoutMillis: 10_000 });
+    this.pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 4, connectionTimeoutMillis: 10_000, Client: QuietClient });
     // An idle connection that drops (a server restart) must not crash the process; the next query reports it.
     this.pool.on('error', () => undefined);
     this.reconnect = new Reconnect({
@@ -93,6 +110,7 @@ export class PostgresClaimStore implements ClaimStore {
       waitMs: options.waitMs ?? DEFAULT_FRONTIER_WAIT_MS,
       now: this.now,
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+      ...(options.onOutage === undefined ? {} : { onOutage: options.onOutage }),
     });
   }
 

@@ -79,8 +79,10 @@ export interface ReconnectOptions {
   now?: () => number;
   /** Waits `ms` (default a timer). */
   sleep?: (ms: number) => Promise<void>;
-  /** Told at each lost connection, before the wait (a log line, a test). */
+  /** Told at each lost connection, before the wait (a test). */
   onLoss?: (err: unknown, downMs: number) => void;
+  /** Told once when an outage begins (the cause, and the wait allowed) and once when it ends: a line for the user. */
+  onOutage?: (note: string) => void;
 }
 
 /**
@@ -90,7 +92,7 @@ export interface ReconnectOptions {
  * call gives up at the same moment, `waitMs` after the database went away.
  */
 export class Reconnect {
-  private readonly o: Required<Omit<ReconnectOptions, 'onLoss'>> & Pick<ReconnectOptions, 'onLoss'>;
+  private readonly o: Required<Omit<ReconnectOptions, 'onLoss' | 'onOutage'>> & Pick<ReconnectOptions, 'onLoss' | 'onOutage'>;
   /** When the current outage began (undefined while calls succeed). */
   private downSince: number | undefined;
   /** True once a call has succeeded: from then on a refused connection is an outage. */
@@ -121,12 +123,19 @@ export class Reconnect {
       try {
         const result = await call(attempt);
         this.reached = true;
-        this.downSince = undefined;
+        if (this.downSince !== undefined) {
+          const seconds = Math.round((this.o.now() - this.downSince) / 100) / 10;
+          this.downSince = undefined;
+          this.o.onOutage?.(`the frontier database at ${this.o.where} is back after ${seconds} s; going on`);
+        }
         return result;
       } catch (err) {
         if (this.closed || !isConnectionLoss(err, this.reached)) throw err;
         const now = this.o.now();
-        this.downSince ??= now;
+        if (this.downSince === undefined) {
+          this.downSince = now;
+          if (this.o.waitMs > 0) this.o.onOutage?.(`the frontier database at ${this.o.where} is unreachable (${lossCause(err)}); waiting up to ${this.o.waitMs / 1000} s for it`);
+        }
         const downMs = now - this.downSince;
         this.o.onLoss?.(err, downMs);
         if (downMs >= this.o.waitMs) throw this.unreachable(err, downMs);

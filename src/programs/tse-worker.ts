@@ -21,13 +21,18 @@ import type { TseSettings } from './tse.js';
 
 /**
  * Opens the store a --frontier value names (its module is loaded only then:
- * a private crawl never loads pg); `waitMs` is how long a PostgreSQL
- * database may be unreachable (a restart) before a call fails.
+ * a private crawl never loads pg). A PostgreSQL database may be unreachable
+ * (a restart) for `outage.waitMs` before a call fails; `outage.note` hears
+ * when it goes away and when it is back.
  */
-export async function openClaimStore(spec: string, lanes: number, waitMs?: number): Promise<ClaimStore> {
+export async function openClaimStore(spec: string, lanes: number, outage: { waitMs?: number; note?: (line: string) => void } = {}): Promise<ClaimStore> {
   if (/^postgres(ql)?:\/\//i.test(spec)) {
     const { PostgresClaimStore } = await import('../frontier/claim-postgres.js');
-    return new PostgresClaimStore(spec, { maxConnections: lanes + 1, ...(waitMs === undefined ? {} : { waitMs }) });
+    return new PostgresClaimStore(spec, {
+      maxConnections: lanes + 1,
+      ...(outage.waitMs === undefined ? {} : { waitMs: outage.waitMs }),
+      ...(outage.note === undefined ? {} : { onOutage: outage.note }),
+    });
   }
   const sqlite = /^sqlite:(.+)$/i.exec(spec);
   if (sqlite !== null) {
@@ -41,7 +46,7 @@ export async function openClaimStore(spec: string, lanes: number, waitMs?: numbe
 export async function runTseWorker(p: TseParts, shared: NonNullable<TseSettings['shared']>): Promise<number> {
   let store: ClaimStore;
   try {
-    store = await openClaimStore(shared.spec, p.settings.concurrency, shared.waitMs);
+    store = await openClaimStore(shared.spec, p.settings.concurrency, { waitMs: shared.waitMs, note: (line) => p.io.stderr(`crawler: ${line}\n`) });
   } catch (err) {
     throw new CrawlerError('ERR_INVALID_OPTION', describeError(err), { hint: 'Usage: crawler [options] seedURL pageDirectory maxDepth (see --help)' });
   }
