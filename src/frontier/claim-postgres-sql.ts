@@ -103,6 +103,9 @@ CREATE TABLE IF NOT EXISTS pc_queue (
   attempts int NOT NULL DEFAULT 0            -- tries given up for a retry
 );
 CREATE INDEX IF NOT EXISTS pc_queue_waiting ON pc_queue (host_id, depth, id) WHERE state = 0;
+-- The host's next allowed time: a claim looks only at the hosts whose turn has come (an index range),
+-- not at every host of the crawl.
+CREATE INDEX IF NOT EXISTS pc_hosts_next ON pc_hosts (next_fetch_at);
 CREATE INDEX IF NOT EXISTS pc_queue_claimed ON pc_queue (lease_until) WHERE state = 1;
 CREATE INDEX IF NOT EXISTS pc_queue_open ON pc_queue (depth) WHERE state < 2;
 

@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS queue (
   state INTEGER NOT NULL DEFAULT 0, token INTEGER NOT NULL DEFAULT 0, lease_until REAL NOT NULL DEFAULT 0, doc INTEGER,
   attempts INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS queue_waiting ON queue (host_id, depth, id) WHERE state = 0;
+CREATE INDEX IF NOT EXISTS hosts_next ON hosts (next_fetch_at);
 CREATE INDEX IF NOT EXISTS queue_claimed ON queue (lease_until) WHERE state = 1;
 CREATE INDEX IF NOT EXISTS queue_open ON queue (depth) WHERE state < 2;
 `;
