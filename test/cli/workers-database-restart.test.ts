@@ -19,7 +19,7 @@ import { PROJECT_ROOT } from '../helpers/conformance.js';
 import { numberedFiles } from '../helpers/page-files.js';
 import { pgSkipReason } from '../helpers/postgres.js';
 import { assertHostsPolite, assertSavedOnce, startSharedHosts, type SharedHosts } from '../helpers/shared-hosts.js';
-import { startProgram, type RunResult } from '../helpers/spawn.js';
+import { runProgram, startProgram, type RunResult } from '../helpers/spawn.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const { temp: tempDir } = useTempDirs('workers-db-restart-');
@@ -130,5 +130,19 @@ describe('crawler --frontier postgresql://: the database restarts under the work
     for (const [i, end] of again.entries()) assert.equal(end.code, 0, `worker ${i} again: ${end.stderr}`);
     assertSavedOnce([shared], hosts.reachable);
     assertHostsPolite(hosts, DELAY * 1000, 'across the stop and the rerun');
+  });
+
+  test('--frontier-wait takes a non-negative number of seconds: anything else is one line, exit 1, before any request', async (t) => {
+    const hosts = await startSharedHosts(1, 1);
+    t.after(() => hosts.close());
+    for (const bad of ['-1', 'abc', '1s', '']) {
+      const r = await runProgram('crawler', ['--frontier', 'postgresql://postgres@127.0.0.1:1/none', '--frontier-wait', bad, hosts.seed, tempDir(), '1']);
+      assert.equal(r.code, 1, `--frontier-wait ${JSON.stringify(bad)}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`^crawler: --frontier-wait must be a non-negative number of seconds, got "${bad}"\n`));
+      assert.ok(r.stderr.trimEnd().split('\n').length <= 2, `one line (and the usage hint): ${r.stderr}`);
+    }
+    const help = await runProgram('crawler', ['--help']);
+    assert.match(help.stdout, /--frontier-wait SECONDS\b/, '--help explains the flag');
+    assert.equal(hosts.sites[0]?.requests.length, 0, 'nothing was requested');
   });
 });
