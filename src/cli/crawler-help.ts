@@ -3,6 +3,7 @@
  * place (src/cli/crawler.ts parses them and runs the crawl).
  */
 import { DEFAULT_LEASE_MS } from '../frontier/claim-store.js';
+import { DEFAULT_FRONTIER_WAIT_MS } from '../frontier/pg-faults.js';
 import { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT } from '../programs/tse.js';
 import { defineFlags, formatFlags } from './args.js';
 import { HTTP_FLAGS, REPORT_FLAGS, WARC_FLAGS } from './common-flags.js';
@@ -27,6 +28,7 @@ export const FLAGS = defineFlags([
   { name: 'frontier', type: 'string', arg: 'URL', help: 'run as one worker of a crawl shared through postgresql://USER@HOST:PORT/DB or sqlite:FILE (default: a private crawl, state in pageDirectory)' },
   { name: 'lease', type: 'duration', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: how long a worker may hold a URL before another worker takes it over' },
   { name: 'strict-bfs', type: 'boolean', help: 'with --frontier: finish each depth before any worker takes a deeper URL' },
+  { name: 'frontier-wait', type: 'duration', arg: 'SECONDS', default: DEFAULT_FRONTIER_WAIT_MS / 1000, help: 'with --frontier postgresql://: how long a worker waits for its database to come back (a restart) before it exits 1' },
 ]);
 
 export const CRAWLER_HELP = `Usage: crawler [options] seedURL pageDirectory maxDepth

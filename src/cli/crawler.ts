@@ -98,7 +98,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       progress: io.stderrIsTTY && (quiet || !io.stdoutIsTTY),
       resume: flags.resume,
       overwrite: flags.overwrite,
-      shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags.strictBfs },
+      shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags.strictBfs, waitMs: flags.frontierWaitMs },
       archive: archive === undefined ? undefined : { ...archive, commandLine: ['crawler', ...argv] },
       writeThread,
     },
