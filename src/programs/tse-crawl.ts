@@ -5,6 +5,7 @@
  * the same crawl.
  */
 import { CrawlerError, describeError } from '../errors.js';
+import { FileBodySpill } from '../engine/body-spill.js';
 import { Crawl } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
 import type { CrawlEvent } from '../engine/events.js';
@@ -113,6 +114,8 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     frontier: report === undefined ? frontier : new JournaledFrontier(frontier, (links) => report.completing(links)),
     policy: p.policy,
     sink: pages,
+    // Pages answered ahead of their turn (a broad crawl) wait on the page directory's disk, not in memory.
+    spill: new FileBodySpill(pageDir),
     beforeComplete: async (documentId) => {
       await durable();
       if (documentId === 1) start.keep(); // page 1 is this crawl's: the earlier crawl's state is of no use any more
