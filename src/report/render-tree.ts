@@ -7,7 +7,8 @@
  * with the matching line.
  */
 import { dirname, relative, resolve, sep } from 'node:path';
-import { bareReason, MAX_CHILDREN, type PageNode, type ReportModel } from './report-model.js';
+import { bareReason } from '../output/cs50-log.js';
+import { MAX_CHILDREN, type PageNode, type ReportModel } from './report-model.js';
 import { esc, int, statusClass } from './html-text.js';
 
 export const TREE_LIMIT = 2000;
