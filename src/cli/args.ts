@@ -149,7 +149,8 @@ export function formatFlags(specs: readonly FlagSpec[], width = HELP_WIDTH): str
     return [left, words] as const;
   });
   // Two spaces after the longest flag that fits before MAX_DESCRIPTION_COLUMN: a longer one does not push every description right.
-  const column = Math.max(0, ...rows.map(([l]) => l.length + 2).filter((c) => c <= MAX_DESCRIPTION_COLUMN));
+  const fitting = rows.map(([l]) => l.length + 2).filter((c) => c <= MAX_DESCRIPTION_COLUMN);
+  const column = fitting.length > 0 ? Math.max(...fitting) : MAX_DESCRIPTION_COLUMN;
   const indent = ' '.repeat(column);
   return rows
     .map(([left, words]) => {
@@ -163,7 +164,7 @@ export function formatFlags(specs: readonly FlagSpec[], width = HELP_WIDTH): str
 }
 
 /** `words` joined by spaces in lines of at most `width` characters; a word longer than `width` is cut into pieces. */
-export function wrapWords(words: readonly string[], width: number): string[] {
+function wrapWords(words: readonly string[], width: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (let word of words) {

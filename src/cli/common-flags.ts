@@ -61,7 +61,7 @@ export function archiveFrom(flags: { warc: string | undefined; warcMaxSize: numb
 
 /** --report, for both programs. */
 export const REPORT_FLAGS = defineFlags([
-  { name: 'report', type: 'string', arg: 'FILE', help: 'when the crawl ends (also after SIGINT), write a report of it to FILE.html, a page that opens in any browser; an existing FILE is replaced only when it is a report of ours' },
+  { name: 'report', type: 'string', arg: 'FILE', help: 'when the crawl ends (also after SIGINT), write a report of it to FILE (a name ending in .html), a page that opens in any browser; an existing FILE is replaced only when it is a report of ours' },
 ]);
 
 /** The parsed values of HTTP_FLAGS (a program's own flags may come with them). */

@@ -84,4 +84,6 @@ test('formatFlags: a flag too long for column 36 has its description below it, a
     `${' '.repeat(36)}two`,
     '      --ends-at-column-thirty-four  three',
   ]);
+  // With no flag short enough, the descriptions go below each flag at column 36.
+  assert.deepEqual(formatFlags([{ name: 'a-flag-that-ends-past-column-36', type: 'boolean', help: 'two' }]).split('\n'), ['      --a-flag-that-ends-past-column-36', `${' '.repeat(36)}two`]);
 });
