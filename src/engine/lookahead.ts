@@ -312,6 +312,10 @@ export class Lookahead {
     if (this.closed) return;
     while (this.inFlight < this.o.concurrency && this.heap.length > 0) {
       const lane = this.heap[0] as Lane;
+      if (!this.startable(lane)) {
+        this.pop(); // its head was started out of turn (the crawl needed it): armed again when it ends
+        continue;
+      }
       const now = performance.now();
       if (lane.readyAt - now > TURN_SLACK_MS) {
         this.wake(lane.readyAt);
@@ -371,6 +375,8 @@ export class Lookahead {
     if (on !== undefined) {
       on.inFlight++;
       on.ahead++;
+      // Started out of the lane's turn (the crawl's head): the lane waits for it like for any of its own.
+      if (on.at !== -1 && !this.startable(on)) this.remove(on);
     }
     slot.outcome = this.o.fetch(url).then(
       (response): FetchOutcome => ({ response }),

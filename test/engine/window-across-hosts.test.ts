@@ -12,7 +12,7 @@ import { readdirSync } from 'node:fs';
 import { FileBodySpill, type BodySpill } from '../../src/engine/body-spill.js';
 import { assertStartsApart } from '../helpers/arrivals.js';
 import { runCrawl } from '../helpers/crawl-run.js';
-import { page, startSite, type SiteServer } from '../helpers/site-server.js';
+import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const dirs = useTempDirs('pc-window-');
@@ -20,21 +20,37 @@ const DELAY = 150;
 const RUN = 30;
 const OTHERS = 6;
 
-/** Host A: a seed page whose links are RUN pages of A in a row, then one page on each of OTHERS hosts. */
-async function longRunSite(t: import('node:test').TestContext): Promise<{ a: SiteServer; others: SiteServer[] }> {
+/**
+ * Host A: a seed page whose links are RUN pages of A in a row, then one page
+ * on each of OTHERS hosts. A's pages answer `latencyMs` late; `busiest()`
+ * is the most requests A had open at once.
+ */
+async function longRunSite(t: import('node:test').TestContext, latencyMs = 20): Promise<{ a: SiteServer; others: SiteServer[]; busiest: () => number }> {
   const others: SiteServer[] = [];
   for (let i = 0; i < OTHERS; i++) {
     const s = await startSite({ '/robots.txt': { status: 404 }, '/o.html': { body: page(`other ${i}`, [], 'x'.repeat(2000)) } });
     t.after(() => s.close());
     others.push(s);
   }
-  const routes: Record<string, { body?: string; status?: number }> = { '/robots.txt': { status: 404 } };
+  const routes: Record<string, Route> = { '/robots.txt': { status: 404 } };
   const run = Array.from({ length: RUN }, (_, i) => `/a${i}.html`);
   routes['/'] = { body: page('seed', [...run, ...others.map((o) => `${o.origin}/o.html`)]) };
-  for (const p of run) routes[p] = { body: page(p, [], 'y'.repeat(2000)) };
+  let open = 0;
+  let most = 0;
+  for (const p of run) {
+    routes[p] = {
+      handle: (_req, res) => {
+        most = Math.max(most, ++open);
+        setTimeout(() => {
+          open--;
+          res.writeHead(200, { 'content-type': 'text/html' }).end(page(p, [], 'y'.repeat(2000)));
+        }, latencyMs);
+      },
+    };
+  }
   const a = await startSite(routes);
   t.after(() => a.close());
-  return { a, others };
+  return { a, others, busiest: () => most };
 }
 
 test('the window reaches past one host\'s run of pages: every other host is asked within its first turn, the output stays in order', async (t) => {
@@ -51,10 +67,13 @@ test('the window reaches past one host\'s run of pages: every other host is aske
   }
 });
 
-test('a host is asked only when its turn has come: no two requests to one host closer than the delay', async (t) => {
-  const { a } = await longRunSite(t);
-  await runCrawl({ seed: `${a.origin}/`, inScope: () => true, maxDepth: 1, delayMs: DELAY, concurrency: 4 });
-  assertStartsApart(a.requests, DELAY, 'requests to A', (i) => a.requests[i]?.path ?? `#${i}`);
+test('a host is asked only when its turn has come, one request at a time: no two starts closer than the delay', async (t) => {
+  // Answers slower than the delay: a second request started before the first ended would overlap it at the server.
+  const delay = 60;
+  const { a, busiest } = await longRunSite(t, 100);
+  await runCrawl({ seed: `${a.origin}/`, inScope: () => true, maxDepth: 1, delayMs: delay, concurrency: 4 });
+  assert.equal(busiest(), 1, 'one request at a time to A (--connections-per-host 1)');
+  assertStartsApart(a.requests, delay, 'requests to A', (i) => a.requests[i]?.path ?? `#${i}`);
   assert.equal(a.requests.length, 2 + RUN, 'robots.txt, the seed and its run, each once');
 });
 
