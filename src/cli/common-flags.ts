@@ -11,9 +11,15 @@ import { DEFAULT_MAX_PATH_SEGMENTS } from '../url/limits.js';
 
 /** Default of --concurrency: first requests in flight at once, to different hosts. */
 export const DEFAULT_CONCURRENCY = 4;
+/**
+ * The most --concurrency accepts. Each request in flight holds a socket, and
+ * a Linux process may open 1024 files by default (`ulimit -n`): past the
+ * open-file limit requests wait for a socket anyway (socket-budget.ts).
+ */
+export const MAX_CONCURRENCY = 1000;
 
 export const HTTP_FLAGS = defineFlags([
-  { name: 'concurrency', type: 'count', arg: 'N', default: DEFAULT_CONCURRENCY, help: 'requests in flight at once to different hosts (each host keeps its delay; output order is unchanged)' },
+  { name: 'concurrency', type: 'count', arg: 'N', default: DEFAULT_CONCURRENCY, help: `requests in flight at once to different hosts, 1 to ${MAX_CONCURRENCY} (each host keeps its delay; output order is unchanged)` },
   { name: 'connections-per-host', type: 'count', arg: 'N', default: 1, help: 'requests in flight to one host; above 1 only with --delay 0, and never to a host with a Crawl-delay' },
   { name: 'connect-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.connectTimeoutMs / 1000, help: 'give up connecting (DNS, TCP, TLS) after this long' },
   { name: 'idle-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.idleTimeoutMs / 1000, help: 'give up on a response when no byte arrives for this long' },
@@ -25,6 +31,7 @@ export const HTTP_FLAGS = defineFlags([
   { name: 'max-path-depth', type: 'count', arg: 'N', default: DEFAULT_MAX_PATH_SEGMENTS, help: 'links with more path segments are skipped (crawler traps)' },
   { name: 'delay-factor', type: 'factor', arg: 'F', default: 0, help: 'each host\'s interval is at least F times its last response\'s duration (0: off)' },
   { name: 'max-retry-after', type: 'duration', arg: 'SECONDS', default: DEFAULT_MAX_RETRY_AFTER_MS / 1000, help: 'longest pause granted to a server\'s Retry-After (429, 503); a longer one is not waited for' },
+  { name: 'max-idle-connections', type: 'count', arg: 'N', default: DEFAULT_CLIENT_OPTIONS.maxIdleConnections, help: 'connections kept idle; longest unused closes first' },
   { name: 'no-keep-alive', type: 'boolean', help: 'send "Connection: close" and open a connection per request' },
   { name: 'insecure', type: 'boolean', help: 'do not verify TLS certificates (test servers only)' },
 ]);
@@ -65,6 +72,7 @@ export function clientOptionsFrom(flags: HttpFlags, userAgent: string): Partial<
     responseTimeoutMs: Math.round(flags.responseTimeoutMs),
     limits: { maxHeaderBytes: flags.maxHeaderBytes, maxBodyBytes: flags.maxBodyBytes },
     rejectUnauthorized: !flags.insecure,
+    maxIdleConnections: flags.maxIdleConnections,
   };
 }
 
@@ -72,6 +80,7 @@ export function clientOptionsFrom(flags: HttpFlags, userAgent: string): Partial<
 export function concurrencyFrom(flags: Pick<HttpFlags, 'concurrency' | 'connectionsPerHost'> & { delayMs: number }): { concurrency: number; connectionsPerHost: number } {
   const { concurrency, connectionsPerHost } = flags;
   if (concurrency < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--concurrency must be at least 1');
+  if (concurrency > MAX_CONCURRENCY) throw new CrawlerError('ERR_INVALID_OPTION', `--concurrency must be at most ${MAX_CONCURRENCY}, got ${concurrency}`);
   if (connectionsPerHost < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--connections-per-host must be at least 1');
   if (connectionsPerHost > 1 && flags.delayMs > 0) {
     throw new CrawlerError('ERR_INVALID_OPTION', '--connections-per-host above 1 is only allowed with --delay 0 (a second connection would break the delay)');
