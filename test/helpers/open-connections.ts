@@ -20,8 +20,6 @@ export interface OpenConnections {
   readonly most: number;
   /** Connections accepted so far. */
   readonly accepted: number;
-  /** Resolves once `n` connections have ended (or after `timeoutMs`, with the count then). */
-  ended(n: number, timeoutMs?: number): Promise<number>;
 }
 
 /** A counter of open connections (see the module comment). */
@@ -29,8 +27,6 @@ export function openConnections(): OpenConnections {
   let open = 0;
   let most = 0;
   let accepted = 0;
-  let ends = 0;
-  const waiters: Array<() => void> = [];
   const onConnection = (socket: Socket): void => {
     open++;
     accepted++;
@@ -39,8 +35,6 @@ export function openConnections(): OpenConnections {
       if (gone) return;
       gone = true;
       open--;
-      ends++;
-      for (const w of waiters.splice(0)) w();
     };
     socket.once('end', end);
     socket.once('close', end);
@@ -58,19 +52,6 @@ export function openConnections(): OpenConnections {
     },
     get accepted() {
       return accepted;
-    },
-    ended: async (n, timeoutMs = 5000) => {
-      const deadline = performance.now() + timeoutMs;
-      while (ends < n && performance.now() < deadline) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.max(1, deadline - performance.now()));
-          waiters.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
-      return ends;
     },
   };
 }
