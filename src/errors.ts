@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'ERR_REDIRECT_LIMIT'
   | 'ERR_HOST_REFUSED'
   | 'ERR_ABORTED'
+  | 'ERR_DISALLOWED'
   // storage
   | 'ERR_PAGE_DIRECTORY'
   | 'ERR_OUTPUT_DIRECTORY'

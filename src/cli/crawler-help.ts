@@ -20,6 +20,7 @@ export const FLAGS = defineFlags([
   { name: 'overwrite', type: 'boolean', help: 'crawl into a pageDirectory that holds numbered files no crawl of ours wrote (a user\'s, or no .crawler marker); they are then replaced' },
   { name: 'resume', type: 'boolean', help: 'continue the interrupted crawl recorded in pageDirectory (same seedURL and maxDepth)' },
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
+  { name: 'sitemaps', type: 'boolean', help: 'also crawl the URLs that the seed\'s site lists in its sitemaps (named by robots.txt, else /sitemap.xml): they are queued at depth 1, after the seed\'s own links; stderr says what each sitemap gave' },
   { name: 'json', type: 'boolean', help: 'print the log as one JSON object per event, {"event","depth","url","reason"?}, instead of the CS50 format' },
   { name: 'write-thread', type: 'string', arg: 'WHEN', default: 'auto', help: 'write page files on a second thread, which helps on slow disks: auto decides by measuring how long page writes take, on starts the thread after the first 50 pages, off never does (and saves the thread\'s 10 MiB of memory)' },
   ...HTTP_FLAGS,

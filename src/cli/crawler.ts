@@ -102,6 +102,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       progress: io.stderrIsTTY && (quiet || !io.stdoutIsTTY),
       resume: flags.resume,
       overwrite: flags.overwrite,
+      sitemaps: flags.sitemaps,
       shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags.strictBfs, waitMs: flags.frontierWaitMs },
       archive: archive === undefined ? undefined : { ...archive, commandLine: ['crawler', ...argv] },
       writeThread,

@@ -23,6 +23,7 @@ import { Lookahead } from './lookahead.js';
 import { PagePath, type PagePolicy } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { RobotsGate } from './robots-gate.js';
+import { SitemapLinks, type SitemapSettings } from './sitemap-links.js';
 import { redirectLocation, type FetchOutcome } from './redirects.js';
 
 export interface CrawlOptions {
@@ -87,7 +88,10 @@ export interface CrawlOptions {
   spill?: BodySpill;
   /** Bytes of pages answered ahead kept in memory before the spill is used (default 16 MiB). */
   aheadMemory?: number;
+  /** Read the sitemaps of each seed's host once its page is saved, and queue their URLs after its links (crawler --sitemaps). */
+  sitemaps?: SitemapSettings | undefined;
 }
+
 
 export interface CrawlSummary {
   pages: number;
@@ -102,6 +106,7 @@ export class Crawl {
   private readonly halt = new AbortController();
   private readonly fetchSignal: AbortSignal;
   private lastId: number;
+  private readonly sitemaps: SitemapLinks | undefined;
 
   constructor(options: CrawlOptions) {
     this.o = options;
@@ -124,6 +129,22 @@ export class Crawl {
       onEvent: options.onEvent,
       signal: this.fetchSignal,
     });
+    const sitemaps = options.sitemaps;
+    this.sitemaps =
+      sitemaps === undefined
+        ? undefined
+        : new SitemapLinks({
+            fetcher: options.fetcher,
+            robots: this.path.robots,
+            classifier: this.path.classifier,
+            resolve: (href, base) => options.policy.resolveLink(href, base),
+            maxRedirects: options.maxRedirects,
+            maxUrlLength: sitemaps.maxUrlLength,
+            robotsConcurrency: Math.max(1, options.concurrency ?? 1),
+            limits: sitemaps.limits,
+            onEvent: options.onEvent,
+            signal: this.fetchSignal,
+          });
   }
 
   async run(): Promise<CrawlSummary> {
@@ -194,6 +215,10 @@ export class Crawl {
         await this.o.beforeComplete?.(documentId);
         path.scanned(visit, frontier.complete(entry, { links: visit.links, documentId }));
         if (visit.stop) return { pages: pages(), stoppedBy: 'program' };
+        // A seed's page is in: its host's sitemaps give links at the next depth, after the seed's own.
+        if (this.sitemaps !== undefined && visit.url !== undefined && entry.depth === this.o.seedDepth && entry.depth < this.o.maxDepth) {
+          await this.sitemaps.queueLinks(visit.url.origin, entry.depth + 1, (links) => links.map((link) => frontier.add(link)));
+        }
       }
     } finally {
       this.halt.abort();

@@ -10,6 +10,7 @@ import type { StoredRobots } from '../frontier/claim-store.js';
 import type { WireExchange } from '../http/wire-exchange.js';
 import type { RobotsSource } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
+import type { SitemapOutcome } from '../sitemap/sitemap-reader.js';
 
 export type CrawlEvent =
   /** A request's answer (any status), or its failure (`error`; status 0 unless the status line and headers had arrived). `notes`: header lines skipped. */
@@ -36,6 +37,12 @@ export type CrawlEvent =
   | { type: 'robots'; origin: string; source: RobotsSource; group: string; rules: number; crawlDelay: number | undefined }
   /** A host's pacing changed (Crawl-delay, back-off, a Retry-After pause, --delay-factor): `at` and `pausedUntil` are epoch ms. */
   | { type: 'host'; origin: string; at: number; intervalMs: number; pausedUntil: number | undefined; failures: number }
+  /**
+   * A sitemap file was read (--sitemaps): how it ended, the page URLs it
+   * listed and how many of them were queued, and notes for people (limits,
+   * failures). `url` undefined: a note about the sitemaps a robots.txt names.
+   */
+  | { type: 'sitemap'; url: HttpUrl | undefined; index: HttpUrl | undefined; status: number | undefined; outcome: SitemapOutcome; found: number; queued: number; notes: readonly string[] }
   /** KeywordHunter found the keyword on a page: the line holding it, as sent (without its line end). */
   | { type: 'match'; url: HttpUrl; depth: number; line: Buffer };
 

@@ -139,6 +139,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     // The crawler never stops at a page, so the next one may be asked for while this one is saved.
     fetchNext: true,
     outputRoom: io.stdoutRoom,
+    sitemaps: settings.sitemaps === true ? { maxUrlLength: settings.maxUrlLength } : undefined,
     onEvent,
   });
   let summary;

@@ -60,6 +60,10 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         if (e.depth === 0 && nothingSaved()) seedPanic.disallowed(e.url);
         else log.event(e.depth, 'Failed', e.url, '(disallowed by robots.txt)');
         break;
+      case 'sitemap':
+        for (const note of e.notes) io.stderr(`crawler: ${note}\n`);
+        if (e.url !== undefined && e.outcome !== 'not-requested') io.stderr(`crawler: sitemap ${e.url.key}: ${e.found} URL${e.found === 1 ? '' : 's'} listed, ${e.queued} queued\n`);
+        break;
       case 'lost':
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);
         break;

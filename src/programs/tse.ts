@@ -58,6 +58,8 @@ export interface TseSettings {
   archive?: ArchiveSettings | undefined;
   /** When a private crawl's page files get a thread of their own (--write-thread; default auto). */
   writeThread?: WriteThread;
+  /** --sitemaps: the seed host's sitemaps add links at depth 1. */
+  sitemaps?: boolean;
 }
 
 /** --write-thread: on a slow disk (auto), from the 51st page (on), or never (off). */

@@ -36,6 +36,8 @@ export interface CrawlSetup {
   /** Where pages answered ahead wait (CrawlOptions.spill), and the memory before it is used. */
   spill?: import('../../src/engine/body-spill.js').BodySpill;
   aheadMemory?: number;
+  /** Read each seed host's sitemaps (CrawlOptions.sitemaps). */
+  sitemaps?: boolean;
   /** The output's room (CrawlOptions.outputRoom). */
   outputRoom?: () => Promise<void> | undefined;
   /** Told each page as it reaches the policy, with the politeness (whose `sent` are the requests written so far). */
@@ -76,6 +78,8 @@ export function show(e: CrawlEvent): string {
       return `link ${e.depth} ${e.url?.key ?? `raw:${e.raw}`} ${e.action}${err}`;
     case 'robots':
       return `robots ${e.origin}/robots.txt ${e.source} group=${e.group} rules=${e.rules} delay=${e.crawlDelay ?? '-'}`;
+    case 'sitemap':
+      return `sitemap ${e.url?.key ?? '-'} ${e.outcome} found=${e.found} queued=${e.queued}${e.notes.map((n) => ` | ${n}`).join('')}`;
     default:
       return `${e.type} ${JSON.stringify(e)}`;
   }
@@ -137,6 +141,7 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
       ...(o.fetchNext === undefined ? {} : { fetchNext: o.fetchNext }),
       ...(o.signal === undefined ? {} : { signal: o.signal }),
       ...(o.outputRoom === undefined ? {} : { outputRoom: o.outputRoom }),
+      ...(o.sitemaps === true ? { sitemaps: { maxUrlLength: 2048 } } : {}),
       ...(o.spill === undefined ? {} : { spill: o.spill }),
       ...(o.aheadMemory === undefined ? {} : { aheadMemory: o.aheadMemory }),
     });
