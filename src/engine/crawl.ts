@@ -23,7 +23,7 @@ import { Lookahead } from './lookahead.js';
 import { PagePath, type PagePolicy } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { RobotsGate } from './robots-gate.js';
-import { SitemapLinks, type SitemapSettings } from './sitemap-links.js';
+import type { SitemapLinks, SitemapSettings } from './sitemap-links.js';
 import { redirectLocation, type FetchOutcome } from './redirects.js';
 
 export interface CrawlOptions {
@@ -129,22 +129,7 @@ export class Crawl {
       onEvent: options.onEvent,
       signal: this.fetchSignal,
     });
-    const sitemaps = options.sitemaps;
-    this.sitemaps =
-      sitemaps === undefined
-        ? undefined
-        : new SitemapLinks({
-            fetcher: options.fetcher,
-            robots: this.path.robots,
-            classifier: this.path.classifier,
-            resolve: (href, base) => options.policy.resolveLink(href, base),
-            maxRedirects: options.maxRedirects,
-            maxUrlLength: sitemaps.maxUrlLength,
-            robotsConcurrency: Math.max(1, options.concurrency ?? 1),
-            limits: sitemaps.limits,
-            onEvent: options.onEvent,
-            signal: this.fetchSignal,
-          });
+    this.sitemaps = options.sitemaps === undefined ? undefined : this.path.sitemapLinks(options.sitemaps, options.maxRedirects);
   }
 
   async run(): Promise<CrawlSummary> {

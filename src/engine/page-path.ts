@@ -30,6 +30,7 @@ import { PageScan } from './page-scan.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { followRedirects, redirectLocation, type FetchOutcome } from './redirects.js';
 import type { RobotsGate } from './robots-gate.js';
+import { SitemapLinks, type SitemapSettings } from './sitemap-links.js';
 
 /** A final answer as the policy sees it. */
 export interface AnsweredPage {
@@ -262,6 +263,12 @@ export class PagePath {
   /** Tells that robots.txt disallows an entry, without visiting it (a seed checked before it is queued). */
   disallowed(url: HttpUrl, depth: number): void {
     this.o.onEvent({ type: 'disallowed', url: url.key, depth });
+  }
+
+  /** Sitemap reading (--sitemaps) with this path's fetcher, robots.txt, classifier, events and stop. */
+  sitemapLinks(settings: SitemapSettings, maxRedirects: number): SitemapLinks {
+    const o = this.o;
+    return new SitemapLinks({ fetcher: o.fetcher, robots: this.robots, classifier: this.classifier, resolve: this.resolve, maxRedirects, maxUrlLength: settings.maxUrlLength, robotsConcurrency: o.robotsConcurrency ?? 1, limits: settings.limits, onEvent: o.onEvent, signal: o.signal });
   }
 
   /**

@@ -27,7 +27,7 @@ import { PagePath, type PagePolicy } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { RobotsGate } from './robots-gate.js';
 import { StoreRobots, type StoredRobotsPolicy } from './store-robots.js';
-import { SitemapLinks, type SitemapSettings } from './sitemap-links.js';
+import type { SitemapLinks, SitemapSettings } from './sitemap-links.js';
 
 export interface WorkerOptions {
   store: ClaimStore;
@@ -114,22 +114,7 @@ export class Worker {
       onEvent: options.onEvent,
       signal: this.signal,
     });
-    const sitemaps = options.sitemaps;
-    this.sitemaps =
-      sitemaps === undefined
-        ? undefined
-        : new SitemapLinks({
-            fetcher: options.fetcher,
-            robots: gate,
-            classifier: this.path.classifier,
-            resolve: (href, base) => options.policy.resolveLink(href, base),
-            maxRedirects: options.maxRedirects ?? 5,
-            maxUrlLength: sitemaps.maxUrlLength,
-            robotsConcurrency: Math.max(1, options.lanes),
-            limits: sitemaps.limits,
-            onEvent: options.onEvent,
-            signal: this.signal,
-          });
+    this.sitemaps = options.sitemaps === undefined ? undefined : this.path.sitemapLinks(options.sitemaps, options.maxRedirects ?? 5);
   }
 
   async run(): Promise<WorkerSummary> {
