@@ -21,17 +21,24 @@ import { removeFileSync } from '../sink/atomic-file.js';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
 import { STATE_FILE, stateFileParts, type EarlierCrawlRecord } from '../sink/state-file.js';
-import type { FrontierEntry, FrontierStore, PageCompletion } from './store.js';
+import type { FrontierEntry, FrontierStore, PageCompletion, SavedPage } from './store.js';
 
 export { STATE_FILE };
-// 2: urls.attempts (retries survive a resume).
-const SCHEMA_VERSION = '2';
+/**
+ * The state's version, in its meta table: a state of another version is
+ * not resumed. 2: urls.attempts (retries survive a resume). 3: the pages
+ * table (each saved page's validators and archive capture, which a later
+ * refresh reads: earlier-crawl.ts).
+ */
+export const SCHEMA_VERSION = '3';
 const PREFETCH = 64;
 
 /** What identifies a crawl: resuming requires the same. */
 export interface CrawlIdentity {
   seed: string;
   maxDepth: number;
+  /** A refresh (crawler --since): the earlier crawl's directory, by its real path. */
+  since?: string | undefined;
 }
 
 export interface SqliteFrontierOptions extends CrawlIdentity {
@@ -55,10 +62,15 @@ export interface SqliteFrontierOptions extends CrawlIdentity {
    * knows them as ours.
    */
   ownedThrough?: number;
+  /** The crawl archive's file (--warc), by its absolute path: a later refresh packages its records (meta `archive`). */
+  archive?: string | undefined;
 }
 
 /** The meta key of SqliteFrontierOptions.ownedThrough (absent in a state written before it: 0). */
 const OWNED_THROUGH = 'ownedThrough';
+/** The meta keys of CrawlIdentity.since and SqliteFrontierOptions.archive. */
+export const META_SINCE = 'since';
+export const META_ARCHIVE = 'archive';
 
 const STATE_PENDING = 0;
 const STATE_DONE = 1;
@@ -74,9 +86,10 @@ interface Row {
 
 export class SqliteFrontier implements FrontierStore {
   private readonly db: Database.Database;
-  private readonly stmt: Record<'insert' | 'seen' | 'done' | 'batch' | 'setMeta' | 'retry', Database.Statement>;
+  private readonly stmt: Record<'insert' | 'seen' | 'done' | 'batch' | 'setMeta' | 'retry' | 'page', Database.Statement>;
   /** Transaction control, prepared once: exec() would parse the SQL again on each of the two to four calls per page. */
   private readonly tx: Record<'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
+  private savedKeyStmt: Database.Statement | undefined;
   private inTransaction = false;
   private inPage = false;
   /** Keys the page in progress inserted (forgotten by the cache when it is released). */
@@ -129,7 +142,20 @@ export class SqliteFrontier implements FrontierStore {
           depth INTEGER NOT NULL,
           state INTEGER NOT NULL,
           attempts INTEGER NOT NULL DEFAULT 0
-        );`);
+        );
+        CREATE TABLE IF NOT EXISTS pages (
+          id INTEGER PRIMARY KEY,
+          key TEXT NOT NULL,
+          etag TEXT,
+          last_modified TEXT,
+          warc_uri TEXT,
+          warc_date TEXT,
+          warc_id TEXT,
+          warc_digest TEXT,
+          earlier_id INTEGER,
+          spared INTEGER
+        );
+        CREATE INDEX IF NOT EXISTS pages_key ON pages (key);`);
     } catch (err) {
       throw new CrawlerError('ERR_STATE', `cannot open crawl state ${path}: ${(err as Error).message}`, { cause: err });
     }
@@ -143,6 +169,15 @@ export class SqliteFrontier implements FrontierStore {
       if (seed !== options.seed || depth !== String(options.maxDepth)) {
         throw new CrawlerError('ERR_STATE', `${dir} holds a crawl of ${seed} to depth ${depth}, not of ${options.seed} to depth ${options.maxDepth}; run without --resume to replace it`);
       }
+      const since = meta(META_SINCE);
+      if ((since ?? '') !== (options.since ?? '')) {
+        throw new CrawlerError(
+          'ERR_STATE',
+          since === undefined || since === ''
+            ? `${dir} holds a crawl that refreshed no earlier one; run without --since to resume it`
+            : `${dir} holds a refresh of the crawl in ${since}; resume it with --since ${since}`,
+        );
+      }
     } else {
       const put = this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
       this.db.transaction(() => {
@@ -151,6 +186,8 @@ export class SqliteFrontier implements FrontierStore {
         put.run('maxDepth', String(options.maxDepth));
         put.run('lastId', '0');
         put.run(OWNED_THROUGH, String(options.ownedThrough ?? 0));
+        if (options.since !== undefined) put.run(META_SINCE, options.since);
+        if (options.archive !== undefined) put.run(META_ARCHIVE, options.archive);
       })();
     }
     this.stmt = {
@@ -161,6 +198,7 @@ export class SqliteFrontier implements FrontierStore {
       // A retried entry moves to the end of the queue (a new, highest id) with one more attempt.
       retry: this.db.prepare(`UPDATE urls SET id = (SELECT max(id) + 1 FROM urls), state = ${STATE_PENDING}, attempts = attempts + 1 WHERE key = ?`),
       setMeta: this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
+      page: this.db.prepare('INSERT OR REPLACE INTO pages (id, key, etag, last_modified, warc_uri, warc_date, warc_id, warc_digest, earlier_id, spared) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     };
     this.tx = {
       begin: this.db.prepare('BEGIN'),
@@ -282,13 +320,47 @@ export class SqliteFrontier implements FrontierStore {
         added = c.links.map((link) => this.addUnguarded(link));
         this.stmt.done.run(entry.key);
         // Written with the group commit, not per page: only a completed page's ID counts.
-        if (c.documentId !== undefined) this.lastId = c.documentId;
+        if (c.documentId !== undefined) {
+          this.lastId = c.documentId;
+          if (c.saved !== undefined) this.savePage(c.documentId, c.saved);
+        }
       }
       this.tx.release.run();
       this.inPage = false;
       this.pageKeys = [];
       if (this.commitDue && (this.commitGate?.() ?? true)) this.flushUnguarded();
       return added;
+    });
+  }
+
+  /** Records a saved page for a later refresh, in the page's unit (rolled back with it). */
+  private savePage(id: number, p: SavedPage): void {
+    const c = p.capture;
+    this.stmt.page.run(id, p.key, p.etag ?? null, p.lastModified ?? null, c?.uri ?? null, c?.date ?? null, c?.id ?? null, c?.digest ?? null, p.earlierId ?? null, p.sparedBytes ?? null);
+  }
+
+  /**
+   * What this crawl, a refresh, saved as against the earlier crawl, over
+   * all its runs (resumed ones too): pages it saved that the earlier one did
+   * not (`fresh`), saved again in full (`changed`), unchanged (a 304), and
+   * the unchanged pages' bytes the server did not send again.
+   */
+  refreshCounts(): { fresh: number; changed: number; unchanged: number; sparedBytes: number } {
+    return this.guard(() => {
+      const row = this.db
+        .prepare(
+          'SELECT count(*) FILTER (WHERE earlier_id IS NULL) AS fresh, count(*) FILTER (WHERE earlier_id IS NOT NULL AND spared IS NULL) AS changed, count(spared) AS unchanged, coalesce(sum(spared), 0) AS spared FROM pages',
+        )
+        .get() as { fresh: number; changed: number; unchanged: number; spared: number };
+      return { fresh: row.fresh, changed: row.changed, unchanged: row.unchanged, sparedBytes: row.spared };
+    });
+  }
+
+  /** True when this crawl saved a page under `key`. */
+  savedKey(key: string): boolean {
+    return this.guard(() => {
+      this.savedKeyStmt ??= this.db.prepare('SELECT 1 FROM pages WHERE key = ?').pluck();
+      return this.savedKeyStmt.get(key) !== undefined;
     });
   }
 
