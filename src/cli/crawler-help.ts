@@ -17,6 +17,7 @@ export const FLAGS = defineFlags([
   { name: 'user-agent', type: 'string', arg: 'TEXT', default: CRAWLER_USER_AGENT, help: 'User-Agent header and robots.txt agent' },
   { name: 'retries', type: 'count', arg: 'N', default: 2, help: 'tries after the first for a page answered 429, 500, 502, 503 or 504, or lost to a timeout or reset (later in the crawl; the host backs off meanwhile)' },
   { name: 'overwrite', type: 'boolean', help: 'crawl into a pageDirectory that holds numbered files no crawl of ours recorded (a user\'s, or no .crawler marker); they are then replaced' },
+  { name: 'since', type: 'string', arg: 'OLD_DIR', help: 'refresh the crawl in OLD_DIR: copy from it each page answered 304' },
   { name: 'resume', type: 'boolean', help: 'continue the interrupted crawl recorded in pageDirectory (same seedURL and maxDepth)' },
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
   { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
