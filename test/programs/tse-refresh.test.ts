@@ -112,6 +112,16 @@ function newDir(name: string): string {
   return d;
 }
 
+/** A temporary directory holding `old` and `new` page directories (and, beside them, whatever a test writes). */
+function beside(): { dir: string; old: string; fresh: string } {
+  const dir = temp();
+  const old = join(dir, 'old');
+  const fresh = join(dir, 'new');
+  mkdirSync(old);
+  mkdirSync(fresh);
+  return { dir, old, fresh };
+}
+
 /** Every file of a directory with its bytes' digest, size and mtime: what "only read" must leave as it was. */
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -215,11 +225,7 @@ test('a 304 that answered no conditional request fails that page with the reason
 test('with --warc, an unchanged page is a server-not-modified revisit of its earlier record, with the earlier payload digest; its index line has no status', async (t) => {
   const site = await startSiteDir(t);
   const seed = `${site.origin}/index.html`;
-  const dir = temp();
-  const old = join(dir, 'old');
-  const fresh = join(dir, 'new');
-  mkdirSync(old);
-  mkdirSync(fresh);
+  const { dir, old, fresh } = beside();
   assert.equal((await crawler(['-q', '--warc', join(dir, 'old.warc.gz'), seed, old, '3'])).code, 0);
   site.change('b.html', html('b.html', ['d.html', 'e.html'], 2));
   const r = await crawler(['-q', '--warc', join(dir, 'new.warc.gz'), '--since', old, seed, fresh, '3']);
@@ -247,11 +253,7 @@ test('with --warc, an unchanged page is a server-not-modified revisit of its ear
 test('with --warc, an earlier crawl that kept no archive: the revisit refers to the URL only and carries the digest of the earlier copy', async (t) => {
   const site = await startSiteDir(t);
   const seed = `${site.origin}/index.html`;
-  const dir = temp();
-  const old = join(dir, 'old');
-  const fresh = join(dir, 'new');
-  mkdirSync(old);
-  mkdirSync(fresh);
+  const { dir, old, fresh } = beside();
   assert.equal((await crawler(['-q', seed, old, '0'])).code, 0);
   assert.equal((await crawler(['-q', '--warc', join(dir, 'new.warc'), '--since', old, seed, fresh, '0'])).code, 0);
   const records = (await checkArchive([join(dir, 'new.warc')])).filter((x) => x.type === 'revisit');
