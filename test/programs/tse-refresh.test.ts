@@ -27,6 +27,7 @@ import { recordingIo } from '../helpers/fakes.js';
 import { readPages } from '../helpers/page-files.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { checkArchive, sha1b32 } from '../helpers/warc-check.js';
+import { readZip, waczPages } from '../archive/wacz-read.js';
 
 const { temp } = useTempDirs('tse-refresh-');
 
@@ -228,8 +229,15 @@ test('with --warc, an unchanged page is a server-not-modified revisit of its ear
   const { dir, old, fresh } = beside();
   assert.equal((await crawler(['-q', '--warc', join(dir, 'old.warc.gz'), seed, old, '3'])).code, 0);
   site.change('b.html', html('b.html', ['d.html', 'e.html'], 2));
-  const r = await crawler(['-q', '--warc', join(dir, 'new.warc.gz'), '--since', old, seed, fresh, '3']);
+  const r = await crawler(['-q', '--warc', join(dir, 'new.warc.gz'), '--wacz', join(dir, 'new.wacz'), '--since', old, seed, fresh, '3']);
   assert.equal(r.code, 0, r.err);
+  // The package holds both archives under one index, and lists every page saved, the unchanged ones too.
+  const zip = await readZip(join(dir, 'new.wacz'));
+  assert.deepEqual([...zip.keys()].filter((k) => k.startsWith('archive/')).sort(), ['archive/new.warc.gz', 'archive/old.warc.gz']);
+  const packaged = zip.get('indexes/index.cdxj')?.data.toString('utf8').trim().split('\n') ?? [];
+  assert.deepEqual(new Set(packaged.map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { filename: string }).filename)), new Set(['old.warc.gz', 'new.warc.gz']));
+  assert.equal(packaged.length, readFileSync(join(dir, 'old.cdxj'), 'utf8').trim().split('\n').length + readFileSync(join(dir, 'new.cdxj'), 'utf8').trim().split('\n').length);
+  assert.deepEqual((await waczPages(join(dir, 'new.wacz'))).map((p) => p.url).sort(), readPages(fresh).map((p) => p.url).sort());
   // checkArchive holds each revisit to its original: its payload digest, target URI and date.
   const records = await checkArchive([join(dir, 'old.warc.gz'), join(dir, 'new.warc.gz')]);
   const inNew = records.filter((x) => x.file.endsWith('new.warc.gz'));
