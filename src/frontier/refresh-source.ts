@@ -28,33 +28,12 @@ import { readPageCopy, readPageCopySync } from '../sink/page-file.js';
 import { STATE_FILE } from '../sink/state-file.js';
 import { hasOurMarker, MARKER } from '../sink/tse-pagedir.js';
 import { seriesIndex } from '../archive/warc-names.js';
+import { PagesReader } from './pages-table.js';
 import { openDatabase } from './sqlite-open.js';
 import { META_ARCHIVE, SCHEMA_VERSION } from './sqlite-store.js';
 
 /** Pages looked up by URL kept in front of the database (a URL is asked about by the window, the page path and the archive). */
 const CACHE = 256;
-
-interface PageRow {
-  id: number;
-  key: string;
-  etag: string | null;
-  last_modified: string | null;
-  warc_uri: string | null;
-  warc_date: string | null;
-  warc_id: string | null;
-  warc_digest: string | null;
-}
-
-function pageOf(row: PageRow): EarlierPage {
-  const { warc_uri: uri, warc_date: date, warc_id: id, warc_digest: digest } = row;
-  return {
-    id: row.id,
-    key: row.key,
-    etag: row.etag ?? undefined,
-    lastModified: row.last_modified ?? undefined,
-    capture: uri !== null && date !== null && id !== null && digest !== null ? { uri, date, id, digest } : undefined,
-  };
-}
 
 function refused(dir: string, why: string, cause?: unknown): CrawlerError {
   return new CrawlerError('ERR_EARLIER_CRAWL', `--since "${dir}" ${why}`, cause === undefined ? {} : { cause });
@@ -84,7 +63,7 @@ export class RefreshSource implements EarlierPages {
   readonly pages: number;
   private readonly db: Database.Database;
   private readonly copyDir: string;
-  private readonly byKey: Database.Statement;
+  private readonly table: PagesReader;
   private readonly cache = new Map<string, EarlierPage | null>();
   private readonly archivePath: string | undefined;
 
@@ -96,9 +75,8 @@ export class RefreshSource implements EarlierPages {
     this.seed = String(meta.get('seed') ?? '');
     this.maxDepth = Number(meta.get('maxDepth') ?? '0');
     this.archivePath = (meta.get(META_ARCHIVE) as string | undefined) ?? undefined;
-    this.pages = db.prepare('SELECT count(*) FROM pages').pluck().get() as number;
-    // The latest page saved under a key (a crawl saves a URL once; a crash's redone page is the same row).
-    this.byKey = db.prepare('SELECT id, key, etag, last_modified, warc_uri, warc_date, warc_id, warc_digest FROM pages WHERE key = ? ORDER BY id DESC LIMIT 1');
+    this.table = new PagesReader(db);
+    this.pages = this.table.count();
   }
 
   /**
@@ -149,8 +127,7 @@ export class RefreshSource implements EarlierPages {
   page(key: string): EarlierPage | undefined {
     const hit = this.cache.get(key);
     if (hit !== undefined) return hit ?? undefined;
-    const row = this.byKey.get(key) as PageRow | undefined;
-    const page = row === undefined ? undefined : pageOf(row);
+    const page = this.table.page(key);
     if (this.cache.size >= CACHE) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, page ?? null);
     return page;
@@ -166,8 +143,8 @@ export class RefreshSource implements EarlierPages {
   }
 
   /** Every page the earlier crawl saved, in ID order (for what a refresh no longer saves). */
-  *saved(): Generator<{ id: number; key: string }> {
-    for (const row of this.db.prepare('SELECT id, key FROM pages ORDER BY id').iterate()) yield row as { id: number; key: string };
+  saved(): Generator<{ id: number; key: string }> {
+    return this.table.all();
   }
 
   /** The earlier crawl's archive files (--warc and the files it went on in), those still there, in order; none when it had no archive. */

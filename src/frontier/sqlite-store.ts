@@ -14,16 +14,20 @@
  * of it answers lookups while it holds every key (small crawls), and is
  * dropped past `cacheLimit` keys, after which lookups go to the index.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase } from './sqlite-open.js';
-import { existsSync, lstatSync } from 'node:fs';
 import { removeFileSync } from '../sink/atomic-file.js';
-import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
-import { STATE_FILE, stateFileParts, type EarlierCrawlRecord } from '../sink/state-file.js';
-import type { FrontierEntry, FrontierStore, PageCompletion, SavedPage } from './store.js';
+import { STATE_FILE, stateFileParts } from '../sink/state-file.js';
+import { PAGES_DDL, PagesTable, type RefreshCounts } from './pages-table.js';
+import { forgetEarlierFiles, OWNED_THROUGH, readEarlierCrawl } from './state-ownership.js';
+import type { FrontierEntry, FrontierStore, PageCompletion } from './store.js';
 
 export { STATE_FILE };
+// Read by a new crawl before it replaces the state (the page directory's ownership check).
+export { forgetEarlierFiles, readEarlierCrawl };
 /**
  * The state's version, in its meta table: a state of another version is
  * not resumed. 2: urls.attempts (retries survive a resume). 3: the pages
@@ -66,10 +70,8 @@ export interface SqliteFrontierOptions extends CrawlIdentity {
   archive?: string | undefined;
 }
 
-/** The meta key of SqliteFrontierOptions.ownedThrough (absent in a state written before it: 0). */
-const OWNED_THROUGH = 'ownedThrough';
 /** The meta keys of CrawlIdentity.since and SqliteFrontierOptions.archive. */
-export const META_SINCE = 'since';
+const META_SINCE = 'since';
 export const META_ARCHIVE = 'archive';
 
 const STATE_PENDING = 0;
@@ -86,10 +88,11 @@ interface Row {
 
 export class SqliteFrontier implements FrontierStore {
   private readonly db: Database.Database;
-  private readonly stmt: Record<'insert' | 'seen' | 'done' | 'batch' | 'setMeta' | 'retry' | 'page', Database.Statement>;
+  private readonly stmt: Record<'insert' | 'seen' | 'done' | 'batch' | 'setMeta' | 'retry', Database.Statement>;
+  /** Each saved page's record, for a later refresh. */
+  private readonly pages: PagesTable;
   /** Transaction control, prepared once: exec() would parse the SQL again on each of the two to four calls per page. */
   private readonly tx: Record<'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
-  private savedKeyStmt: Database.Statement | undefined;
   private inTransaction = false;
   private inPage = false;
   /** Keys the page in progress inserted (forgotten by the cache when it is released). */
@@ -143,19 +146,7 @@ export class SqliteFrontier implements FrontierStore {
           state INTEGER NOT NULL,
           attempts INTEGER NOT NULL DEFAULT 0
         );
-        CREATE TABLE IF NOT EXISTS pages (
-          id INTEGER PRIMARY KEY,
-          key TEXT NOT NULL,
-          etag TEXT,
-          last_modified TEXT,
-          warc_uri TEXT,
-          warc_date TEXT,
-          warc_id TEXT,
-          warc_digest TEXT,
-          earlier_id INTEGER,
-          spared INTEGER
-        );
-        CREATE INDEX IF NOT EXISTS pages_key ON pages (key);`);
+        ${PAGES_DDL}`);
     } catch (err) {
       throw new CrawlerError('ERR_STATE', `cannot open crawl state ${path}: ${(err as Error).message}`, { cause: err });
     }
@@ -198,8 +189,8 @@ export class SqliteFrontier implements FrontierStore {
       // A retried entry moves to the end of the queue (a new, highest id) with one more attempt.
       retry: this.db.prepare(`UPDATE urls SET id = (SELECT max(id) + 1 FROM urls), state = ${STATE_PENDING}, attempts = attempts + 1 WHERE key = ?`),
       setMeta: this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
-      page: this.db.prepare('INSERT OR REPLACE INTO pages (id, key, etag, last_modified, warc_uri, warc_date, warc_id, warc_digest, earlier_id, spared) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     };
+    this.pages = new PagesTable(this.db);
     this.tx = {
       begin: this.db.prepare('BEGIN'),
       commit: this.db.prepare('COMMIT'),
@@ -322,7 +313,7 @@ export class SqliteFrontier implements FrontierStore {
         // Written with the group commit, not per page: only a completed page's ID counts.
         if (c.documentId !== undefined) {
           this.lastId = c.documentId;
-          if (c.saved !== undefined) this.savePage(c.documentId, c.saved);
+          if (c.saved !== undefined) this.pages.save(c.documentId, c.saved);
         }
       }
       this.tx.release.run();
@@ -333,35 +324,14 @@ export class SqliteFrontier implements FrontierStore {
     });
   }
 
-  /** Records a saved page for a later refresh, in the page's unit (rolled back with it). */
-  private savePage(id: number, p: SavedPage): void {
-    const c = p.capture;
-    this.stmt.page.run(id, p.key, p.etag ?? null, p.lastModified ?? null, c?.uri ?? null, c?.date ?? null, c?.id ?? null, c?.digest ?? null, p.earlierId ?? null, p.sparedBytes ?? null);
-  }
-
-  /**
-   * What this crawl, a refresh, saved as against the earlier crawl, over
-   * all its runs (resumed ones too): pages it saved that the earlier one did
-   * not (`fresh`), saved again in full (`changed`), unchanged (a 304), and
-   * the unchanged pages' bytes the server did not send again.
-   */
-  refreshCounts(): { fresh: number; changed: number; unchanged: number; sparedBytes: number } {
-    return this.guard(() => {
-      const row = this.db
-        .prepare(
-          'SELECT count(*) FILTER (WHERE earlier_id IS NULL) AS fresh, count(*) FILTER (WHERE earlier_id IS NOT NULL AND spared IS NULL) AS changed, count(spared) AS unchanged, coalesce(sum(spared), 0) AS spared FROM pages',
-        )
-        .get() as { fresh: number; changed: number; unchanged: number; spared: number };
-      return { fresh: row.fresh, changed: row.changed, unchanged: row.unchanged, sparedBytes: row.spared };
-    });
+  /** A refresh's counts, over all its runs (PagesTable.refreshCounts). */
+  refreshCounts(): RefreshCounts {
+    return this.guard(() => this.pages.refreshCounts());
   }
 
   /** True when this crawl saved a page under `key`. */
   savedKey(key: string): boolean {
-    return this.guard(() => {
-      this.savedKeyStmt ??= this.db.prepare('SELECT 1 FROM pages WHERE key = ?').pluck();
-      return this.savedKeyStmt.get(key) !== undefined;
-    });
+    return this.guard(() => this.pages.has(key));
   }
 
   release(entry: FrontierEntry): void {
@@ -424,68 +394,5 @@ export class SqliteFrontier implements FrontierStore {
       this.inPage = false;
       this.db.close();
     }
-  }
-}
-
-/**
- * Reads what the crawl state in `dir` records of the page files its crawl
- * wrote, before a new crawl replaces it: its last document ID, the IDs of
- * earlier crawls' files it still owned, and the URLs it knew. Undefined when
- * there is no state file, or one that cannot be read as ours (a link, a
- * damaged file). The caller closes the record; closing folds SQLite's
- * write-ahead log into the file, so that the file alone is the state.
- */
-export function readEarlierCrawl(dir: string): EarlierCrawlRecord | undefined {
-  const path = join(dir, STATE_FILE);
-  try {
-    if (!lstatSync(path).isFile()) return undefined;
-  } catch {
-    return undefined;
-  }
-  let db: Database.Database;
-  try {
-    db = openDatabase(path, { fileMustExist: true });
-  } catch {
-    return undefined;
-  }
-  try {
-    const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
-    const num = (key: string): number => {
-      const n = Number(meta.get(key) ?? '0');
-      return Number.isSafeInteger(n) && n > 0 ? n : 0;
-    };
-    const lastId = num('lastId');
-    const ownedThrough = num(OWNED_THROUGH);
-    const known = db.prepare('SELECT 1 FROM urls WHERE key = ?').pluck();
-    // The seed is in the meta table from the start, in the urls table only from the first commit.
-    const seed = meta.get('seed');
-    return {
-      lastId,
-      ownedThrough,
-      knows: (key) => {
-        try {
-          return key === seed || known.get(key) !== undefined;
-        } catch {
-          return false;
-        }
-      },
-      close: () => db.close(),
-    };
-  } catch {
-    db.close();
-    return undefined;
-  }
-}
-
-/** Notes in the state in `dir` that the page files of earlier crawls are gone (removed at the end of the crawl). */
-export function forgetEarlierFiles(dir: string): void {
-  let db: Database.Database | undefined;
-  try {
-    db = openDatabase(join(dir, STATE_FILE), { fileMustExist: true });
-    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(OWNED_THROUGH, '0');
-  } catch (err) {
-    throw new CrawlerError('ERR_STATE', `cannot write the crawl state ${join(dir, STATE_FILE)}: ${(err as Error).message}`, { cause: err });
-  } finally {
-    db?.close();
   }
 }

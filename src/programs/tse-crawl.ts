@@ -4,6 +4,7 @@
  * After a stop (signal, failure) the same command with `--resume` finishes
  * the same crawl.
  */
+import { resolve as resolvePath } from 'node:path';
 import { CrawlerError, describeError } from '../errors.js';
 import { Crawl } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
@@ -21,7 +22,6 @@ import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-parts.js';
 import { refreshLine, refreshSummary, type RefreshSummary } from './tse-refresh.js';
 import type { HttpUrl } from '../url/http-url.js';
-import { resolve as resolvePath } from 'node:path';
 
 /**
  * `--write-thread auto`: the page files get a thread of their own once
