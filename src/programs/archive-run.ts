@@ -36,6 +36,8 @@ export interface ArchiveRun {
   resume: boolean;
   /** A worker of a shared crawl: its own files (the worker's tag in their names), its events interleaved. */
   shared: boolean;
+  /** Keep each page's capture for a crawl state (CrawlArchive's `captures`): a private crawler run, whose state a refresh reads. */
+  captures?: boolean;
   /**
    * A refresh (crawler --since): its earlier crawl, whose pages a 304 revisits,
    * and that crawl's archive files, which the package holds too so that the
@@ -93,8 +95,7 @@ export async function startArchive(settings: ArchiveSettings | undefined, run: A
     robots: run.robots,
     userAgent: run.userAgent,
     commandLine: settings.commandLine,
-    // A private crawl's state keeps each page's capture, for a later refresh's revisits.
-    captures: !run.shared,
+    captures: run.captures === true,
     earlier: run.earlier?.pages,
   });
   listeners.push(archive.consume);

@@ -78,6 +78,8 @@ async function runWith(settings: TseSettings, io: CliIo, report: ReportRecorder 
       userAgent: settings.userAgent,
       resume: settings.resume,
       shared: settings.shared !== undefined,
+      // A private crawl's state keeps each page's capture, for a later refresh's revisits.
+      captures: settings.shared === undefined,
       earlier: earlier === undefined ? undefined : { pages: earlier, archiveFiles: settings.archive?.wacz === undefined ? [] : earlier.archiveFiles() },
     },
     listeners,
