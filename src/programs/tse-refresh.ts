@@ -34,7 +34,7 @@ export async function openRefresh(settings: TseSettings, io: CliIo): Promise<Ref
     throw err;
   }
   const pages = `${source.pages} page${source.pages === 1 ? '' : 's'}`;
-  io.stderr(`crawler: refreshing the crawl in ${since} (${pages} of ${source.seed}): a page it saved is asked for with its validators, and one the server says is unchanged (304) is copied from it\n`);
+  io.stderr(`crawler: refreshing ${since} (${pages} of ${source.seed}): each is asked for with its validators, and copied from there when unchanged (304)\n`);
   const archive = settings.archive;
   if (archive?.wacz !== undefined && source.archive !== undefined && source.archiveFiles().length === 0) {
     io.stderr(`crawler: the earlier crawl's archive ${source.archive} is gone: the package will hold this crawl's records only, and its unchanged pages will not replay\n`);
