@@ -30,7 +30,7 @@ import { hasOurMarker, MARKER } from '../sink/tse-pagedir.js';
 import { seriesIndex } from '../archive/warc-names.js';
 import { PagesReader } from './pages-table.js';
 import { openDatabase } from './sqlite-open.js';
-import { META_ARCHIVE, SCHEMA_VERSION } from './sqlite-store.js';
+import { META_ARCHIVE, META_EARLIER_ARCHIVES, SCHEMA_VERSION } from './sqlite-store.js';
 
 /** Pages looked up by URL kept in front of the database (a URL is asked about by the window, the page path and the archive). */
 const CACHE = 256;
@@ -66,6 +66,7 @@ export class RefreshSource implements EarlierPages {
   private readonly table: PagesReader;
   private readonly cache = new Map<string, EarlierPage | null>();
   private readonly archivePath: string | undefined;
+  private readonly earlierArchivePaths: string[];
 
   private constructor(dir: string, db: Database.Database, copyDir: string) {
     this.dir = dir;
@@ -75,6 +76,7 @@ export class RefreshSource implements EarlierPages {
     this.seed = String(meta.get('seed') ?? '');
     this.maxDepth = Number(meta.get('maxDepth') ?? '0');
     this.archivePath = (meta.get(META_ARCHIVE) as string | undefined) ?? undefined;
+    this.earlierArchivePaths = stringList(meta.get(META_EARLIER_ARCHIVES));
     this.table = new PagesReader(db);
     this.pages = this.table.count();
   }
@@ -147,26 +149,19 @@ export class RefreshSource implements EarlierPages {
     return this.table.all();
   }
 
-  /** The earlier crawl's archive files (--warc and the files it went on in), those still there, in order; none when it had no archive. */
+  /**
+   * The archive files whose records the earlier crawl's pages name: its own
+   * (--warc and the files it went on in) and, when it was a refresh itself,
+   * those of the crawls before it. Those still there, each series in order;
+   * none when there was no archive.
+   */
   archiveFiles(): string[] {
-    const path = this.archivePath;
-    if (path === undefined) return [];
-    let names: string[];
-    try {
-      names = readdirSync(dirname(path));
-    } catch {
-      return [];
-    }
-    const series = names.flatMap((n) => {
-      const i = seriesIndex(path, n);
-      return i === undefined ? [] : [{ i, file: join(dirname(path), n) }];
-    });
-    return series.sort((a, b) => a.i - b.i).map((s) => s.file);
+    return this.archivePaths.flatMap(seriesFiles);
   }
 
-  /** The earlier crawl's archive file (--warc) by its absolute path, when it had one. */
-  get archive(): string | undefined {
-    return this.archivePath;
+  /** The archives (each by its first file's absolute path) whose records the earlier crawl's pages name, its own first. */
+  get archivePaths(): string[] {
+    return [...(this.archivePath === undefined ? [] : [this.archivePath]), ...this.earlierArchivePaths.filter((p) => p !== this.archivePath)];
   }
 
   /** Closes the state and removes its copy. */
@@ -176,6 +171,32 @@ export class RefreshSource implements EarlierPages {
     } finally {
       rmSync(this.copyDir, { recursive: true, force: true });
     }
+  }
+}
+
+/** The files of the archive series that starts at `path` (--warc, then NAME-00002... as it rotated), those there, in order. */
+function seriesFiles(path: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return [];
+  }
+  const series = names.flatMap((n) => {
+    const i = seriesIndex(path, n);
+    return i === undefined ? [] : [{ i, file: join(dirname(path), n) }];
+  });
+  return series.sort((a, b) => a.i - b.i).map((s) => s.file);
+}
+
+/** A JSON list of strings from the meta table, or none. */
+function stringList(value: unknown): string[] {
+  if (typeof value !== 'string') return [];
+  try {
+    const list: unknown = JSON.parse(value);
+    return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
   }
 }
 

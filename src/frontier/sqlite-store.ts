@@ -68,11 +68,18 @@ export interface SqliteFrontierOptions extends CrawlIdentity {
   ownedThrough?: number;
   /** The crawl archive's file (--warc), by its absolute path: a later refresh packages its records (meta `archive`). */
   archive?: string | undefined;
+  /**
+   * A refresh: the archive files (by absolute path) of the crawls before it
+   * whose records its unchanged pages' captures name, which a refresh of
+   * this crawl packages too (meta `earlierArchives`, JSON).
+   */
+  earlierArchives?: readonly string[] | undefined;
 }
 
-/** The meta keys of CrawlIdentity.since and SqliteFrontierOptions.archive. */
+/** The meta keys of CrawlIdentity.since, SqliteFrontierOptions.archive and .earlierArchives. */
 const META_SINCE = 'since';
 export const META_ARCHIVE = 'archive';
+export const META_EARLIER_ARCHIVES = 'earlierArchives';
 
 const STATE_PENDING = 0;
 const STATE_DONE = 1;
@@ -179,6 +186,7 @@ export class SqliteFrontier implements FrontierStore {
         put.run(OWNED_THROUGH, String(options.ownedThrough ?? 0));
         if (options.since !== undefined) put.run(META_SINCE, options.since);
         if (options.archive !== undefined) put.run(META_ARCHIVE, options.archive);
+        if (options.earlierArchives !== undefined && options.earlierArchives.length > 0) put.run(META_EARLIER_ARCHIVES, JSON.stringify(options.earlierArchives));
       })();
     }
     this.stmt = {

@@ -87,6 +87,8 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     resume: settings.resume,
     ownedThrough: start.ownedThrough,
     archive: settings.archive === undefined ? undefined : resolvePath(settings.archive.path),
+    // Its unchanged pages name the earlier crawls' records: a refresh of this crawl packages their archives too.
+    earlierArchives: earlier?.archivePaths,
     // Asked only as pages complete, once `pages` (whose first ID comes from the frontier) is made.
     commitGate: (): boolean => pages.isWritten(frontier.lastDocumentId) && (archive?.isWritten(recorded) ?? true),
   });

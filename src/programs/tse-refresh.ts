@@ -36,17 +36,20 @@ export async function openRefresh(settings: TseSettings, io: CliIo): Promise<Ref
   const pages = `${source.pages} page${source.pages === 1 ? '' : 's'}`;
   io.stderr(`crawler: refreshing ${since} (${pages} of ${source.seed}): each is asked for with its validators, and copied from there when unchanged (304)\n`);
   const archive = settings.archive;
-  if (archive?.wacz !== undefined && source.archive !== undefined && source.archiveFiles().length === 0) {
-    io.stderr(`crawler: the earlier crawl's archive ${source.archive} is gone: the package will hold this crawl's records only, and its unchanged pages will not replay\n`);
+  if (archive?.wacz !== undefined) {
+    const files = source.archiveFiles();
+    for (const path of source.archivePaths) {
+      if (!files.includes(path)) io.stderr(`crawler: the earlier archive ${path} is gone: the package will not hold it, and the unchanged pages whose records it held will not replay\n`);
+    }
   }
   return source;
 }
 
 function checkArchives(settings: TseSettings, source: RefreshSource): void {
   const archive = settings.archive;
-  if (archive === undefined || source.archive === undefined) return;
+  if (archive === undefined) return;
   const ours = resolvePath(archive.path);
-  for (const file of [source.archive, ...source.archiveFiles()]) {
+  for (const file of [...source.archivePaths, ...source.archiveFiles()]) {
     if (file === ours || (dirname(file) === dirname(ours) && basename(file) === basename(ours))) {
       throw new CrawlerError('ERR_EARLIER_CRAWL', `--warc ${archive.path} is the archive of the earlier crawl in ${settings.since}, which a refresh only reads: give another file`);
     }

@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -375,4 +375,31 @@ test('a state written before validators were kept (version 2) still opens: a new
   assert.equal(r.code, 0, r.error);
   assert.match(r.err, /removed 3 page files of an earlier crawl/);
   assert.deepEqual(readPages(dir).map((p) => p.id), [1]);
+});
+
+test('a refresh of a refresh: its revisits still refer to the first crawl\'s records, and its package holds every archive they are in', async (t) => {
+  const site = await startSiteDir(t);
+  const seed = `${site.origin}/index.html`;
+  const { dir, old, fresh } = beside();
+  const third = join(dir, 'third');
+  mkdirSync(third);
+  assert.equal((await crawler(['-q', '--warc', join(dir, 'a.warc.gz'), seed, old, '1'])).code, 0);
+  assert.equal((await crawler(['-q', '--warc', join(dir, 'b.warc.gz'), '--since', old, seed, fresh, '1'])).code, 0);
+  const r = await crawler(['-q', '--wacz', join(dir, 'c.wacz'), '--since', fresh, seed, third, '1']);
+  assert.equal(r.code, 0, r.err);
+  const zip = await readZip(join(dir, 'c.wacz'));
+  assert.deepEqual([...zip.keys()].filter((k) => k.startsWith('archive/')).sort(), ['archive/a.warc.gz', 'archive/b.warc.gz', 'archive/c.warc.gz']);
+  const records = await checkArchive([join(dir, 'a.warc.gz'), join(dir, 'b.warc.gz'), join(dir, 'c.warc.gz')]);
+  const firstIds = new Set(records.filter((x) => x.file.endsWith('a.warc.gz') && x.type === 'response').map((x) => x.headers.get('warc-record-id')));
+  const revisits = records.filter((x) => x.file.endsWith('c.warc.gz') && x.type === 'revisit');
+  assert.equal(revisits.length, 4);
+  for (const v of revisits) assert.ok(firstIds.has(v.headers.get('warc-refers-to')), 'refers to the first crawl\'s response');
+  // The first archive moved away: the package goes without it, and says so.
+  renameSync(join(dir, 'a.warc.gz'), join(dir, 'moved.warc.gz'));
+  const fourth = join(dir, 'fourth');
+  mkdirSync(fourth);
+  const r4 = await crawler(['-q', '--wacz', join(dir, 'd.wacz'), '--since', fresh, seed, fourth, '1']);
+  assert.equal(r4.code, 0, r4.err);
+  assert.match(r4.err, /the earlier archive .*a\.warc\.gz is gone: the package will not hold it/);
+  assert.deepEqual([...(await readZip(join(dir, 'd.wacz'))).keys()].filter((k) => k.startsWith('archive/')).sort(), ['archive/b.warc.gz', 'archive/d.warc.gz']);
 });
