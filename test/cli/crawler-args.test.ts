@@ -166,5 +166,5 @@ test('--help: exit 0, usage on stdout, every flag documented, nothing on stderr'
   for (const w of ['Fetched', 'Scanning', 'Found', 'Added', 'IgnDupl', 'IgnExtrn', 'IgnRobots', 'Failed']) assert.ok(r.stdout.includes(w), `log word ${w} documented`);
   assert.match(r.stdout, /130/, 'exit status 130 documented');
   // Every option line of the help has a description.
-  for (const line of r.stdout.split('\n').filter((l) => /^\s+(-\w, )?--[a-z-]+/.test(l))) assert.match(line, /--[a-z-]+(?: [A-Z]+)?\s{2,}\S/, `described: ${line}`);
+  for (const line of r.stdout.split('\n').filter((l) => /^\s+(-\w, )?--[a-z-]+/.test(l))) assert.match(line, /--[a-z-]+(?: [A-Z_]+)?\s{2,}\S/, `described: ${line}`);
 });
