@@ -22,7 +22,7 @@ export type CrawlEvent =
   | { type: 'scanning'; url: HttpUrl; depth: number }
   /** A link of a scanned page; `url` undefined when it is not an http(s) URL (`error` says why). */
   | { type: 'link'; depth: number; raw: string; url: HttpUrl | undefined; action: LinkAction | 'invalid'; error?: CrawlerError | undefined }
-  /** A URL that was not fetched or not saved, with the program's reason (and the error, when it could not be fetched). */
+  /** A URL that was not fetched or not saved, with the program's reason (and `error`, when a fetch failed: its cause, for a PANIC to name). */
   | { type: 'failed'; url: string; depth: number; reason: string; error?: CrawlerError | undefined }
   /** A URL robots.txt disallows, found so when it was taken (the seed, or a shared crawl's claim whose host's rules came from the store). */
   | { type: 'disallowed'; url: string; depth: number }

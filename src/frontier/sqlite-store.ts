@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase } from './sqlite-open.js';
 import { removeFileSync } from '../sink/atomic-file.js';
-import { CrawlerError } from '../errors.js';
+import { CrawlerError, writeError } from '../errors.js';
 import { STATE_FILE, stateFileParts } from '../sink/state-file.js';
 import { PAGES_DDL, PagesTable, type RefreshCounts } from './pages-table.js';
 import { forgetEarlierFiles, OWNED_THROUGH, readEarlierCrawl } from './state-ownership.js';
@@ -363,7 +363,7 @@ export class SqliteFrontier implements FrontierStore {
       return step();
     } catch (err) {
       if (err instanceof CrawlerError) throw err;
-      throw new CrawlerError('ERR_STATE', `cannot write the crawl state ${this.path}: ${(err as Error).message}`, { cause: err });
+      throw writeError('ERR_STATE', `the crawl state ${this.path}`, err);
     }
   }
 

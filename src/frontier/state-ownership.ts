@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { CrawlerError } from '../errors.js';
+import { writeError } from '../errors.js';
 import { STATE_FILE, type EarlierCrawlRecord } from '../sink/state-file.js';
 import { openDatabase } from './sqlite-open.js';
 
@@ -71,7 +71,7 @@ export function forgetEarlierFiles(dir: string): void {
     db = openDatabase(join(dir, STATE_FILE), { fileMustExist: true });
     db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(OWNED_THROUGH, '0');
   } catch (err) {
-    throw new CrawlerError('ERR_STATE', `cannot write the crawl state ${join(dir, STATE_FILE)}: ${(err as Error).message}`, { cause: err });
+    throw writeError('ERR_STATE', `the crawl state ${join(dir, STATE_FILE)}`, err);
   } finally {
     db?.close();
   }

@@ -3,9 +3,9 @@
  * timeout, carry one request at a time, enforce the idle and whole-response
  * timeouts, and say afterwards whether it may carry another.
  */
-import { connect as netConnect, type Socket } from 'node:net';
-import { isIP } from 'node:net';
+import type { Socket } from 'node:net';
 import { CrawlerError, type ErrorCode } from '../errors.js';
+import { socketErrorCode, socketFailureWords } from './net-errors.js';
 import { ResponseParser, type ParsedResponse, type ParserLimits } from './response-parser.js';
 import { epochNow } from './wire-exchange.js';
 
@@ -18,62 +18,12 @@ export interface Endpoint {
   rejectUnauthorized?: boolean;
 }
 
-/** Makes a connected socket, or rejects with a CrawlerError. Swappable in tests. */
-export type Connector = (endpoint: Endpoint, timeoutMs: number) => Promise<Socket>;
-
-/** Maps a Node socket error to one of our codes. */
-export function socketErrorCode(err: unknown): ErrorCode {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? '';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NONAME') return 'ERR_DNS';
-  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EADDRNOTAVAIL') return 'ERR_CONNECT';
-  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT') return 'ERR_TLS';
-  return 'ERR_SOCKET';
-}
-
-function describeSocketError(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  return e?.code ?? e?.message ?? String(err);
-}
-
 /**
- * node:tls, loaded on the first https connection: loading it (OpenSSL's
- * contexts) adds about 3 MiB of resident memory that an http crawl never uses.
+ * Makes a connected socket within `timeoutMs`, or rejects with a CrawlerError
+ * (a ConnectError for a host that cannot be reached). The default is
+ * socketConnector (socket-connector.ts); tests swap in their own.
  */
-let tls: Promise<typeof import('node:tls')> | undefined;
-
-/** The default connector: node:net, or node:tls for https (SNI unless the host is an IP). */
-export const defaultConnector: Connector = async (endpoint, timeoutMs) => {
-  const tlsModule = endpoint.tls ? await (tls ??= import('node:tls')) : undefined;
-  return new Promise<Socket>((resolve, reject) => {
-    const where = `${endpoint.hostname}:${endpoint.port}`;
-    const socket: Socket = tlsModule !== undefined
-      ? tlsModule.connect({
-          host: endpoint.hostname,
-          port: endpoint.port,
-          rejectUnauthorized: endpoint.rejectUnauthorized ?? true,
-          ...(isIP(endpoint.hostname) === 0 ? { servername: endpoint.hostname } : {}),
-        })
-      : netConnect({ host: endpoint.hostname, port: endpoint.port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new CrawlerError('ERR_CONNECT_TIMEOUT', `connect timeout after ${timeoutMs} ms: ${where}`));
-    }, timeoutMs);
-    const onError = (err: Error): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      const code = socketErrorCode(err);
-      const what = code === 'ERR_DNS' ? 'cannot resolve host' : code === 'ERR_TLS' ? 'TLS handshake failed' : 'cannot connect';
-      reject(new CrawlerError(code, `${what}: ${where} (${describeSocketError(err)})`, { cause: err }));
-    };
-    socket.once('error', onError);
-    socket.once(endpoint.tls ? 'secureConnect' : 'connect', () => {
-      clearTimeout(timer);
-      socket.off('error', onError);
-      socket.setNoDelay(true);
-      resolve(socket);
-    });
-  });
-};
+export type Connector = (endpoint: Endpoint, timeoutMs: number) => Promise<Socket>;
 
 /** Per-request options. */
 export interface ExchangeOptions {
@@ -218,7 +168,7 @@ export class Connection {
         if (parser.done) finish(undefined, parser.response);
         else fail('ERR_PREMATURE_CLOSE', 'connection closed before the response was complete');
       };
-      const onError = (err: Error): void => fail(socketErrorCode(err), `connection error: ${describeSocketError(err)}`, err);
+      const onError = (err: Error): void => fail(socketErrorCode(err), socketFailureWords(err), err);
       const onIdle = (): void => fail('ERR_IDLE_TIMEOUT', `no data for ${options.idleTimeoutMs} ms (idle timeout)`);
       const wholeTimer = setTimeout(
         () => fail('ERR_RESPONSE_TIMEOUT', `response not complete after ${options.responseTimeoutMs} ms (response timeout)`),

@@ -3,9 +3,11 @@
  * line for every answer (status 0 when none came), a `LINK:` line for every
  * link and redirect target with the action the graders read, and notes on
  * stderr for what has no line (a link that is not an http(s) URL, a redirect
- * that cannot be followed, header lines skipped). Each line is written as it
- * happens, one write per line.
+ * that cannot be followed, header lines skipped) and why a page has no
+ * answer, a dead host's once. Each line is written as it happens, one write
+ * per line.
  */
+import type { CrawlerError } from '../errors.js';
 import type { CrawlEvent, LinkAction } from '../engine/events.js';
 import type { CliIo } from '../program-io.js';
 import type { HttpUrl } from '../url/http-url.js';
@@ -29,6 +31,9 @@ export function protocolFields(url: HttpUrl): string {
 }
 
 export class KhProtocol {
+  /** Host names whose lookup failure stderr has told: a dead host is told once, not once per link (spec decision "Errors name their cause first"). */
+  private readonly unresolved = new Set<string>();
+
   constructor(private readonly io: CliIo) {}
 
   private line(text: string): void {
@@ -60,6 +65,22 @@ export class KhProtocol {
       default:
         break;
     }
+  }
+
+  /**
+   * Why a page has no answer (its `PAGE:` line, status 0, came with the
+   * response event), on stderr: the cause in words. A host whose name did
+   * not resolve is told once, at its first page; its other pages fail alike
+   * without another line.
+   */
+  failed(url: HttpUrl, error: CrawlerError): void {
+    if (error.code !== 'ERR_DNS') {
+      this.io.stderr(`KeywordHunter: ${url.href}: ${error.message}\n`);
+      return;
+    }
+    if (this.unresolved.has(url.hostname)) return;
+    this.unresolved.add(url.hostname);
+    this.io.stderr(`KeywordHunter: ${url.href}: ${error.message} (said once: every page of ${url.hostname} fails alike)\n`);
   }
 
   /** The page holding the keyword, and the line (as sent, without its line end). */

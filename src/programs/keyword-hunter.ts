@@ -6,6 +6,8 @@
  * in OutputDir and searched, and the crawl stops at the first line holding
  * the keyword.
  */
+import { tmpdir } from 'node:os';
+import { FileBodySpill } from '../engine/body-spill.js';
 import { Crawl } from '../engine/crawl.js';
 import type { PagePolicy } from '../engine/page-path.js';
 import { REDIRECT_STATUSES } from '../engine/redirects.js';
@@ -141,7 +143,8 @@ async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings
   };
   // What has no protocol line is told on stderr: why a page could not be fetched, a StartURL robots.txt disallows.
   const notes = (e: CrawlEvent): void => {
-    if (e.type === 'failed' && e.error !== undefined) io.stderr(`KeywordHunter: ${e.url}: ${e.error.message}\n`);
+    // The URL of a failed page is its identity key, an http(s) URL: parsing it again cannot fail.
+    if (e.type === 'failed' && e.error !== undefined) protocol.failed(parseHttpUrl(e.url), e.error);
     else if (e.type === 'disallowed') io.stderr(`KeywordHunter: robots.txt disallows ${e.url}; not fetching it\n`);
   };
   const onEvent = fanOut((e) => protocol.consume(e), [...listeners, searched, notes]);
@@ -175,6 +178,8 @@ async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings
     connectionsPerHost: settings.connectionsPerHost,
     // With --concurrency above 1, links of pages fetched ahead are found as the pages arrive.
     scanAhead: true,
+    // With --concurrency above 1, pages answered ahead of their turn wait on disk (OutputDir, or the temp folder).
+    spill: new FileBodySpill(outputDir ?? tmpdir()),
     outputRoom: io.stdoutRoom,
     onEvent,
   });

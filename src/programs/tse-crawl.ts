@@ -5,7 +5,8 @@
  * the same crawl.
  */
 import { resolve as resolvePath } from 'node:path';
-import { CrawlerError, describeError } from '../errors.js';
+import { CrawlerError, describeError, isCrawlerError } from '../errors.js';
+import { FileBodySpill } from '../engine/body-spill.js';
 import { Crawl } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
 import type { CrawlEvent } from '../engine/events.js';
@@ -17,7 +18,6 @@ import { EXIT_INTERRUPTED } from '../program-io.js';
 import { REPORT_JOURNAL, ReportJournal } from '../report/report-journal.js';
 import { JournaledFrontier } from '../report/journaled-frontier.js';
 import { stopWords } from '../report/report-recorder.js';
-import { robotsDisallowAll, type SeedPanic } from './tse.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-parts.js';
 import { refreshLine, refreshSummary, type RefreshSummary } from './tse-refresh.js';
@@ -34,14 +34,17 @@ import type { HttpUrl } from '../url/http-url.js';
  */
 export const WRITE_THREAD_OVER_US = 150;
 
-/** The robots.txt fetcher, noting for the seed PANIC why a host's robots.txt means "disallow all". */
-function recordingFailures(fetch: RobotsFetcher, seedPanic: SeedPanic): RobotsFetcher {
-  return async (robotsUrl, origin) => {
-    const result = await fetch(robotsUrl, origin);
-    const failure = 'status' in result ? robotsDisallowAll(robotsUrl, result.status) : robotsDisallowAll(robotsUrl, 0, result.error);
-    if (failure !== undefined) seedPanic.robotsFailures.set(origin, failure);
-    return result;
-  };
+/**
+ * A write that failed (a full disk, a read-only file system) stops the
+ * crawl, but what was saved is kept and its state is committed up to the
+ * last page whose file is in place: the error says how to go on.
+ */
+function resumable(failure: unknown): unknown {
+  if (!isCrawlerError(failure, 'ERR_WRITE', 'ERR_STATE') || failure.hint !== undefined) return failure;
+  return new CrawlerError(failure.code, failure.message, {
+    cause: failure.cause,
+    hint: 'The pages saved so far are kept. Once the cause is fixed (free some space, say), the same command with --resume continues the crawl.',
+  });
 }
 
 /** Runs the private crawl; resolves with the exit status. */
@@ -70,7 +73,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   const robots =
     p.robotsFetch === undefined
       ? undefined
-      : new RobotsPolicy({ userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: recordingFailures(p.robotsFetch, seedPanic) });
+      : new RobotsPolicy({ userAgent: settings.userAgent, onFailure: CRAWLER_FAILURE_POLICY, fetch: p.robotsFetch });
   // A page is durably done (committed in the crawl state) only once its file is in place and, with an
   // archive, its records are written: a crash then never leaves a page done in the state but missing from
   // the page directory or the archive. The page files' thread and the archive's work beside the crawl, so
@@ -132,6 +135,8 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     frontier: report === undefined ? frontier : new JournaledFrontier(frontier, (links) => report.completing(links)),
     policy: p.policy,
     sink: pages,
+    // Pages answered ahead of their turn (a broad crawl) wait on the page directory's disk, not in memory.
+    spill: new FileBodySpill(pageDir),
     beforeComplete: async (documentId) => {
       await durable();
       if (documentId === 1) start.keep(); // page 1 is this crawl's: the earlier crawl's state is of no use any more
@@ -193,7 +198,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
       failure ??= err;
     }
   }
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) throw resumable(failure);
   if (summary === undefined) throw new CrawlerError('ERR_STATE', 'the crawl ended without a summary');
   if (seedPanic.panic !== undefined) throw seedPanic.panic;
   const saved = pages.peekId - 1;

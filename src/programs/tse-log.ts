@@ -4,11 +4,12 @@
  * notes on stderr, and the seed PANIC, which replaces what would have been
  * the seed's `Failed` line. The words and reasons are in `tse.ts`, once.
  */
+import type { CrawlerError } from '../errors.js';
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../program-io.js';
 import type { CrawlLog } from '../output/cs50-log.js';
 import { encodeTarget } from '../url/request-target.js';
-import { LINK_WORDS, redirectRefusal, robotsDisallowAll, UNCHANGED_WORD, type SeedPanic } from './tse.js';
+import { LINK_WORDS, redirectRefusal, UNCHANGED_WORD, type SeedPanic } from './tse.js';
 
 export interface TseLogOptions {
   io: CliIo;
@@ -20,8 +21,8 @@ export interface TseLogOptions {
 
 /** The sink of a TSE run's events. */
 export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions): CrawlEventSink {
-  const failed = (url: string, depth: number, reason: string, panic: string = reason): void => {
-    if (!seedPanic.failed(depth, nothingSaved(), panic)) log.event(depth, 'Failed', url, reason);
+  const failed = (url: string, depth: number, reason: string, error?: CrawlerError): void => {
+    if (!seedPanic.failed(depth, nothingSaved(), reason, error)) log.event(depth, 'Failed', url, reason);
   };
   return (e: CrawlEvent): void => {
     switch (e.type) {
@@ -54,18 +55,18 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         break;
       }
       case 'failed':
-        failed(e.url, e.depth, e.reason);
+        failed(e.url, e.depth, e.reason, e.error);
         break;
       case 'disallowed':
-        // The seed: a PANIC that says why robots.txt disallows it (its rules, or its failure: 5xx or unreachable).
-        if (e.depth === 0 && nothingSaved()) seedPanic.disallowed();
+        // The seed (or a redirect target at depth 0): a PANIC that says why robots.txt disallows it (its rules, or its failure).
+        if (e.depth === 0 && nothingSaved()) seedPanic.disallowed(e.url);
         else log.event(e.depth, 'Failed', e.url, '(disallowed by robots.txt)');
         break;
       case 'lost':
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);
         break;
       case 'robots-txt': {
-        const failure = robotsDisallowAll(e.url, e.answer.status);
+        const failure = seedPanic.robotsNote(e.url, e.answer.status);
         if (failure !== undefined) io.stderr(`crawler: ${failure}\n`);
         break;
       }

@@ -89,6 +89,8 @@ async function runWith(settings: TseSettings, io: CliIo, report: ReportRecorder 
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
   const mayFollow = robotsRedirectRule(settings.scope, settings.shared !== undefined, io.stderr);
+  // The seed PANIC hears every robots.txt answer, to name the cause when one means "disallow all".
+  const seedPanic = new SeedPanic(settings.seed);
   const parts: TseParts = {
     settings,
     io,
@@ -96,11 +98,11 @@ async function runWith(settings: TseSettings, io: CliIo, report: ReportRecorder 
     politeness,
     fetcher,
     policy: tsePolicy(settings, resolve),
-    robotsFetch: settings.ignoreRobots ? undefined : fetcher.robotsFetcher((h) => parseHttpUrl(h, settings.maxUrlLength), resolve, settings.maxRedirects, mayFollow),
+    robotsFetch: settings.ignoreRobots ? undefined : seedPanic.watching(fetcher.robotsFetcher((h) => parseHttpUrl(h, settings.maxUrlLength), resolve, settings.maxRedirects, mayFollow)),
     extractor: new HtmlLinkExtractor(),
     log: new CrawlLog(io, settings.log),
     progress: new Progress(io, settings.progress),
-    seedPanic: new SeedPanic(settings.seed),
+    seedPanic,
     listeners,
     report,
     archive: archive?.archive,

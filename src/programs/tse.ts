@@ -6,7 +6,9 @@
  * small classes; the runs build on them.
  */
 import { CrawlerError, describeError } from '../errors.js';
-import { CRAWLER_FAILURE_POLICY } from '../robots/policy.js';
+import { ConnectError } from '../http/connect-error.js';
+import { isCertificateFailure } from '../http/net-errors.js';
+import { CRAWLER_FAILURE_POLICY, type RobotsFetcher } from '../robots/policy.js';
 import type { LinkAction } from '../engine/events.js';
 import type { PagePolicy } from '../engine/page-path.js';
 import type { FetchResponse, HttpClientOptions } from '../http/client.js';
@@ -14,7 +16,7 @@ import { responseRetryAfter } from '../http/retry-after.js';
 import { isPushback } from '../engine/pushback.js';
 import type { FetchOutcome } from '../engine/redirects.js';
 import { headerValue } from '../http/response-parser.js';
-import type { HttpUrl } from '../url/http-url.js';
+import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
 import type { Scope } from '../url/scope.js';
 import type { LogMode } from '../output/cs50-log.js';
@@ -51,7 +53,7 @@ export interface TseSettings {
   resume: boolean;
   overwrite: boolean;
   /** Set for a worker of a shared crawl (`--frontier`). */
-  shared: { spec: string; leaseMs: number; strictBfs: boolean } | undefined;
+  shared: { spec: string; leaseMs: number; strictBfs: boolean; /** --frontier-wait: how long the database may be unreachable, ms. */ waitMs: number } | undefined;
   /** The crawl archive (`--warc`), if asked for. */
   archive?: ArchiveSettings | undefined;
   /** A refresh (`--since OLD_DIR`): the page directory of the earlier crawl, as given. */
@@ -180,15 +182,57 @@ export function robotsDisallowAll(robotsUrl: string, status: number, error?: unk
   return `${robotsUrl} answered HTTP ${status}, which means disallow all (RFC 9309)`;
 }
 
+/** The PANIC's second line when robots.txt decided (its rules, or an answer that means disallow all). */
+export const ROBOTS_HINT = 'Use --ignore-robots to crawl it anyway.';
+
+/**
+ * What to do about a host that cannot be reached: the PANIC's second line.
+ * Never --ignore-robots: no server said anything, so robots.txt decided nothing.
+ */
+export function unreachableHint(error: ConnectError): string {
+  switch (error.code) {
+    case 'ERR_DNS':
+      return 'Check the host name in the URL; if it is right, check this machine\'s network and name servers.';
+    case 'ERR_CONNECT':
+      return error.systemCode === 'ECONNREFUSED' ? 'Check the URL\'s host and port, and that the server is running.' : 'Check the URL\'s host, and this machine\'s network.';
+    case 'ERR_CONNECT_TIMEOUT':
+      return 'Check the URL\'s host and port, and the network; --connect-timeout waits longer.';
+    case 'ERR_TLS':
+      return isCertificateFailure(error.systemCode)
+        ? 'The server\'s certificate could not be verified; --insecure skips the check (test servers only).'
+        : 'Check that the server speaks https on that port (for plain http, the URL starts with http://).';
+  }
+}
+
+/** A URL the crawl made (a key, a robots.txt URL), parsed again; undefined if it cannot be. */
+function parsed(key: string): HttpUrl | undefined {
+  try {
+    return parseHttpUrl(key, Number.MAX_SAFE_INTEGER);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `error` is `url`'s host (and port, once it resolved) not being reached. */
+function unreachable(error: unknown, url: HttpUrl): error is ConnectError {
+  return error instanceof ConnectError && error.host === url.hostname && (error.port === undefined || error.port === url.port);
+}
+
 /**
  * The seed PANIC: when the seed itself (the only page at depth 0, before any
  * page is saved) cannot be crawled, the crawl has nothing to do and exits 1
- * with `PANIC: cannot crawl SEED: why`. Every way the seed can fail goes
- * through here: a failed fetch or a rejected response, robots.txt, a redirect.
+ * with `PANIC: cannot crawl SEED: why`, and a second line saying what to do
+ * when there is something to do. Every way the seed can fail goes through
+ * here: a failed fetch or a rejected response, robots.txt, a redirect.
+ *
+ * The cause comes first (spec decision "Errors name their cause first"): a
+ * host that cannot be reached is named so, with or without robots.txt
+ * (whose fetch is then what found it out), and robots.txt is named only
+ * when its own answer decided.
  */
 export class SeedPanic {
-  /** Why a host's robots.txt means "disallow all" (5xx or unreachable), for the PANIC message. */
-  readonly robotsFailures = new Map<string, string>();
+  /** Why a host's robots.txt means "disallow all", by origin: its answer in words, or the host not being reached. */
+  private readonly robotsFailures = new Map<string, string | ConnectError>();
   private error: CrawlerError | undefined;
 
   constructor(private readonly seed: HttpUrl) {}
@@ -198,28 +242,62 @@ export class SeedPanic {
     return this.error;
   }
 
+  /** `fetch`, noting each robots.txt answer that means "disallow all" and why, for the PANIC. */
+  watching(fetch: RobotsFetcher): RobotsFetcher {
+    return async (robotsUrl, origin) => {
+      const result = await fetch(robotsUrl, origin);
+      if ('status' in result) {
+        const failure = robotsDisallowAll(robotsUrl, result.status);
+        if (failure !== undefined) this.robotsFailures.set(origin, failure);
+      } else {
+        // The robots.txt request found the host unreachable: that is the cause, not what robots.txt would have said.
+        const robots = parsed(robotsUrl);
+        const why = robots !== undefined && unreachable(result.error, robots) ? result.error : robotsDisallowAll(robotsUrl, 0, result.error);
+        if (why !== undefined) this.robotsFailures.set(origin, why);
+      }
+      return result;
+    };
+  }
+
+  /**
+   * The stderr note of a robots.txt answer that means "disallow all" (a
+   * shared crawl's worker tells each it fetched), or undefined: the cause
+   * first when the host could not be reached, with what that means.
+   */
+  robotsNote(robotsUrl: string, status: number): string | undefined {
+    const failure = this.robotsFailures.get(parsed(robotsUrl)?.origin ?? '');
+    if (failure instanceof ConnectError) return `${failure.message}: ${robotsUrl} could not be fetched, which means disallow all (RFC 9309)`;
+    return status === 0 && failure !== undefined ? failure : robotsDisallowAll(robotsUrl, status);
+  }
+
   /**
    * True when a URL at `depth` 0 failed while nothing was saved yet: `why` is
-   * then the PANIC. Every URL at depth 0 is the seed or the target of its
-   * redirects (followed in the same step by a private crawl, queued at depth
-   * 0 by a worker of a shared one), so either way the seed cannot be crawled.
+   * then the PANIC, or `error` when it is the host not being reached. Every
+   * URL at depth 0 is the seed or the target of its redirects (followed in
+   * the same step by a private crawl, queued at depth 0 by a worker of a
+   * shared one), so either way the seed cannot be crawled.
    */
-  failed(depth: number, nothingSaved: boolean, why: string): boolean {
+  failed(depth: number, nothingSaved: boolean, why: string, error?: CrawlerError): boolean {
     if (depth !== 0 || !nothingSaved) return false;
-    this.error = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${this.seed.key}: ${why}`, { url: this.seed.key });
+    if (error instanceof ConnectError) this.panicWith(error.message, unreachableHint(error));
+    else this.panicWith(why);
     return true;
   }
 
-  /** The seed is disallowed by robots.txt (or robots.txt failed and so disallows all). */
-  disallowed(): void {
-    const failure = this.robotsFailures.get(this.seed.origin);
-    const why = failure ?? 'robots.txt disallows it';
-    this.failed(0, true, `${why} (--ignore-robots to crawl anyway)`);
+  /** A URL at depth 0 (the seed, or a shared crawl's redirect target of it) is disallowed by robots.txt, or robots.txt failed so that it disallows all. */
+  disallowed(url: HttpUrl | string = this.seed): void {
+    const failure = this.robotsFailures.get(typeof url === 'string' ? (parsed(url)?.origin ?? this.seed.origin) : url.origin);
+    if (failure instanceof ConnectError) this.panicWith(failure.message, unreachableHint(failure));
+    else this.panicWith(failure ?? 'robots.txt disallows it', ROBOTS_HINT);
   }
 
   /** The seed is not fetched because of where it redirects (`by`: the URL that redirected, when not the seed). */
   redirected(by: HttpUrl, target: string, why: string): void {
     const via = by.key === this.seed.key ? '' : ` (by ${by.key})`;
-    this.failed(0, true, `redirected to ${target}${via}: ${why}`);
+    this.panicWith(`redirected to ${target}${via}: ${why}`);
+  }
+
+  private panicWith(why: string, hint?: string): void {
+    this.error = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${this.seed.key}: ${why}`, { url: this.seed.key, ...(hint === undefined ? {} : { hint }) });
   }
 }

@@ -107,10 +107,13 @@ describe('seedURL', { concurrency: true }, () => {
     rejects((d) => ['--delay', '0', `${site.origin}/missing.html`, d, '1'], /^crawler: PANIC: cannot crawl .*missing\.html.*404/, false));
   test('a seed that answers 500: PANIC: cannot crawl, with the status', () =>
     rejects((d) => ['--delay', '0', `${site.origin}/broken.html`, d, '1'], /^crawler: PANIC: cannot crawl .*broken\.html.*500/, false));
-  test('a seed whose port refuses connections: PANIC: cannot crawl, says the connection was refused', () =>
-    rejects((d) => ['--delay', '0', `http://127.0.0.1:${refused}/index.html`, d, '1'], /^crawler: PANIC: cannot crawl .*ECONNREFUSED/, false));
-  test('the same with --ignore-robots: PANIC: cannot crawl, connection refused', () =>
-    rejects((d) => ['--delay', '0', '--ignore-robots', `http://127.0.0.1:${refused}/index.html`, d, '1'], /^crawler: PANIC: cannot crawl .*ECONNREFUSED/, false));
+  // Every way a seed's host cannot be reached, with and without --ignore-robots: test/cli/seed-unreachable.test.ts.
+  test('a seed whose port refuses connections: PANIC: cannot crawl, says the connection was refused, then what to check', async () => {
+    const dir = tempDir();
+    const r = await crawl(['--delay', '0', `http://127.0.0.1:${refused}/index.html`, dir, '1']);
+    assertCleanError(r, /^crawler: PANIC: cannot crawl .*: cannot connect to 127\.0\.0\.1:\d+: connection refused$/, { hint: /^Check the URL's host and port/ });
+    assert.deepEqual(numberedFiles(dir), [], 'no page file written');
+  });
   test('a seed that is not HTML (image/png): PANIC: cannot crawl, names the type', () =>
     rejects((d) => ['--delay', '0', `${site.origin}/image.html`, d, '1'], /^crawler: PANIC: cannot crawl .*image\.html.*image\/png/, false));
   test('a seed that redirects to another host: PANIC: cannot crawl, the other host gets no request', async () => {
@@ -165,6 +168,6 @@ test('--help: exit 0, usage on stdout, every flag documented, nothing on stderr'
   for (const f of flags) assert.match(r.stdout, new RegExp(`--${f}\\b`), `--${f} documented`);
   for (const w of ['Fetched', 'Scanning', 'Found', 'Added', 'IgnDupl', 'IgnExtrn', 'IgnRobots', 'Failed']) assert.ok(r.stdout.includes(w), `log word ${w} documented`);
   assert.match(r.stdout, /130/, 'exit status 130 documented');
-  // Every option line of the help has a description.
-  for (const line of r.stdout.split('\n').filter((l) => /^\s+(-\w, )?--[a-z-]+/.test(l))) assert.match(line, /--[a-z-]+(?: [A-Z_]+)?\s{2,}\S/, `described: ${line}`);
+  // Every option line of the help (a flag at the option column, not a wrapped description that starts with one) has a description.
+  for (const line of r.stdout.split('\n').filter((l) => /^ {2}(-\w, | {4})--[a-z-]+/.test(l))) assert.match(line, /--[a-z-]+(?: [A-Z_]+)?\s{2,}\S/, `described: ${line}`);
 });

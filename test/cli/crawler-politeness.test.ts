@@ -83,7 +83,7 @@ describe('robots.txt', { concurrency: true }, () => {
     const s = await siteWith({ status: 500, body: 'oops' }, ['/a.html']);
     const dir = tempDir();
     const r = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '1']);
-    assertCleanError(r, /^crawler: PANIC: cannot crawl .*robots\.txt.*500/, { usageHint: false });
+    assertCleanError(r, /^crawler: PANIC: cannot crawl .*: .*\/robots\.txt answered HTTP 500, which means disallow all \(RFC 9309\)$/, { hint: /^Use --ignore-robots to crawl it anyway\.$/ });
     assert.deepEqual(s.paths(), ['/robots.txt']);
     assert.deepEqual(numberedFiles(dir), []);
   });
@@ -92,7 +92,7 @@ describe('robots.txt', { concurrency: true }, () => {
     const s = await siteWith(robotsTxt('User-agent: *\nDisallow: /\n'), ['/a.html']);
     const dir = tempDir();
     const r = await crawl(['--delay', '0', `${s.origin}/index.html`, dir, '1']);
-    assertCleanError(r, /^crawler: PANIC: cannot crawl .*robots\.txt disallows it/, { usageHint: false });
+    assertCleanError(r, /^crawler: PANIC: cannot crawl .*: robots\.txt disallows it$/, { hint: /^Use --ignore-robots to crawl it anyway\.$/ });
     assert.deepEqual(s.paths(), ['/robots.txt']);
     assert.deepEqual(numberedFiles(dir), []);
   });

@@ -219,7 +219,8 @@ describe('crawler --frontier sqlite:FILE: workers on one machine', () => {
     const r = await crawl(['--frontier', `sqlite:${join(dir, 'f.db')}`, '--delay', '0', `${s.origin}/`, dir, '1']);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /robots\.txt answered HTTP 503, which means disallow all \(RFC 9309\)/);
-    assert.match(r.stderr, new RegExp(`^crawler: PANIC: cannot crawl ${s.origin}/: robots\\.txt disallows it`, 'm'));
+    // The PANIC names what decided: robots.txt's 503, not rules it never gave.
+    assert.match(r.stderr, new RegExp(`^crawler: PANIC: cannot crawl ${s.origin}/: ${s.origin}/robots\\.txt answered HTTP 503, which means disallow all \\(RFC 9309\\)\nUse --ignore-robots to crawl it anyway\\.$`, 'm'));
     assert.deepEqual(s.paths(), ['/robots.txt']);
   });
 

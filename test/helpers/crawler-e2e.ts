@@ -12,15 +12,21 @@ export function crawl(args: string[], timeoutMs = 30_000): Promise<RunResult> {
   return runProgram('crawler', args, { timeoutMs });
 }
 
-/** A user error: exactly one line on stderr (plus an optional usage hint), no stack trace. */
-export function assertCleanError(r: RunResult, pattern: RegExp, opts: { usageHint?: boolean } = {}): void {
+/**
+ * A user error: exactly one line on stderr (plus an optional usage hint, or
+ * the line `hint` matches: what to do, after the cause), no stack trace.
+ */
+export function assertCleanError(r: RunResult, pattern: RegExp, opts: { usageHint?: boolean; hint?: RegExp } = {}): void {
   assert.equal(r.code, 1, `exit status 1 (stderr: ${r.stderr})`);
   assert.equal(r.stdout, '', 'nothing on stdout');
   assert.ok(r.stderr.endsWith('\n'), 'stderr ends with a newline');
   const lines = r.stderr.slice(0, -1).split('\n');
   assert.match(lines[0]!, pattern);
   assert.match(lines[0]!, /^crawler: /, 'the message names the program');
-  if (opts.usageHint === true) {
+  if (opts.hint !== undefined) {
+    assert.equal(lines.length, 2, `the cause, then what to do: ${r.stderr}`);
+    assert.match(lines[1]!, opts.hint);
+  } else if (opts.usageHint === true) {
     assert.equal(lines.length, 2, `message and usage hint: ${r.stderr}`);
     assert.match(lines[1]!, /^Usage: crawler /);
   } else if (opts.usageHint === false) {

@@ -115,7 +115,8 @@ test('the seed failing while nothing is saved is the PANIC, with no Failed line'
 
   const disallowed = tseLog();
   assert.deepEqual(disallowed.feed({ type: 'disallowed', url: SEED, depth: 0 }), []);
-  assert.equal(disallowed.seedPanic.panic?.message, `PANIC: cannot crawl ${SEED}: robots.txt disallows it (--ignore-robots to crawl anyway)`);
+  assert.equal(disallowed.seedPanic.panic?.message, `PANIC: cannot crawl ${SEED}: robots.txt disallows it`);
+  assert.equal(disallowed.seedPanic.panic?.hint, 'Use --ignore-robots to crawl it anyway.', 'what to do, on the line after the cause');
 
   // A shared crawl queues the seed's redirect target at depth 0: its failure is the seed's, as in a private crawl.
   const target = tseLog();
