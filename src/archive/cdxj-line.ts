@@ -49,9 +49,9 @@ export interface CaptureFacts {
   /**
    * A server-not-modified revisit (WARC-Profile, WARC 1.1 §6.7.3): its
    * block is a 304's head, but its payload is the earlier capture's, so its
-   * line carries no status. ReplayWeb.page 2.5.3 serves a capture whose
-   * line says 304 as an empty 304 and never reaches the earlier record
-   * (tested in test/replay/replay-refresh.test.ts); without a status it
+   * line carries no status. ReplayWeb.page (2.4.6, as 2.5.3) serves a
+   * capture whose line says 304 as an empty 304 and never reaches the
+   * earlier record (test/replay/replay-refresh.test.ts); without a status it
    * serves the earlier payload.
    */
   notModified?: boolean | undefined;
