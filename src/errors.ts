@@ -36,6 +36,8 @@ export type ErrorCode =
   | 'ERR_OUTPUT_DIRECTORY'
   | 'ERR_WRITE'
   | 'ERR_STATE'
+  /** crawler --since: the earlier crawl cannot be used, or a page's earlier copy cannot be read. */
+  | 'ERR_EARLIER_CRAWL'
   // the crawl itself
   | 'ERR_SEED';
 

@@ -12,11 +12,12 @@
  * runs once a kept page is published and before its entry is completed.
  */
 import type { LinkExtractor } from '../extract/types.js';
-import type { FrontierStore } from '../frontier/store.js';
+import type { FrontierStore, PageCapture } from '../frontier/store.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { PageSink } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
+import type { EarlierPages } from './earlier-pages.js';
 import type { CrawlEventSink } from './events.js';
 import type { BodySpill } from './body-spill.js';
 import { Lookahead } from './lookahead.js';
@@ -81,6 +82,18 @@ export interface CrawlOptions {
    */
   beforeComplete?: (documentId: number | undefined) => Promise<void>;
   /**
+   * A refresh's earlier crawl (crawler --since): every page request, those
+   * the window sends ahead included, carries the validators it saved for
+   * the URL, and a 304 keeps its earlier copy (see PagePath).
+   */
+  earlier?: EarlierPages | undefined;
+  /**
+   * The crawl archive's record of the response a page was saved from, asked
+   * after `beforeComplete` and kept with the page in the crawl state, for a
+   * later refresh's revisit records to refer to. Absent: none is kept.
+   */
+  captureOf?: (url: HttpUrl) => PageCapture | undefined;
+  /**
    * Where pages answered ahead of their turn wait beyond `aheadMemory` bytes
    * (a broad crawl fetches far ahead across hosts): e.g. a FileBodySpill in
    * the page directory. Absent: they wait in memory. Closed when the crawl ends.
@@ -125,6 +138,7 @@ export class Crawl {
       redirects: 'follow',
       seen: frontier,
       sink: options.sink,
+      earlier: options.earlier,
       robotsConcurrency: Math.max(1, options.concurrency ?? 1),
       onEvent: options.onEvent,
       signal: this.fetchSignal,
@@ -150,7 +164,7 @@ export class Crawl {
     const window = new Lookahead({
       take: () => frontier.take(),
       resolve: (entry) => this.o.policy.resolveLink(entry.url, seed),
-      fetch: (url) => this.o.fetcher.fetch(url, this.fetchSignal),
+      fetch: (url) => this.o.fetcher.fetch(url, this.fetchSignal, path.conditional(url)),
       concurrency: Math.max(1, this.o.concurrency ?? 1),
       // A second connection to one host only where the host asks for no interval.
       perHost: (origin) => (politeness.intervalFor(origin) === 0 ? perHost : 1),
@@ -198,7 +212,8 @@ export class Crawl {
         }
         path.settled(visit, documentId);
         await this.o.beforeComplete?.(documentId);
-        path.scanned(visit, frontier.complete(entry, { links: visit.links, documentId }));
+        const saved = visit.saved === undefined || documentId === undefined || visit.saved.capture !== undefined || visit.url === undefined ? visit.saved : { ...visit.saved, capture: this.o.captureOf?.(visit.url) };
+        path.scanned(visit, frontier.complete(entry, { links: visit.links, documentId, saved }));
         if (visit.stop) return { pages: pages(), stoppedBy: 'program' };
         // A seed's page is in: its host's sitemaps give links at the next depth, after the seed's own.
         if (this.sitemaps !== undefined && visit.url !== undefined && entry.depth === this.o.seedDepth && entry.depth < this.o.maxDepth) {

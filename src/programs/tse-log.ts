@@ -9,7 +9,7 @@ import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../program-io.js';
 import type { CrawlLog } from '../output/cs50-log.js';
 import { encodeTarget } from '../url/request-target.js';
-import { LINK_WORDS, redirectRefusal, type SeedPanic } from './tse.js';
+import { LINK_WORDS, redirectRefusal, UNCHANGED_WORD, type SeedPanic } from './tse.js';
 
 export interface TseLogOptions {
   io: CliIo;
@@ -31,6 +31,8 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         break;
       case 'saved':
         log.event(e.depth, 'Fetched', e.url.key);
+        // A refresh's extra line: every saved page keeps its Fetched line, so a reader of CS50 logs reads on.
+        if (e.refresh?.state === 'unchanged') log.event(e.depth, UNCHANGED_WORD, e.url.key);
         break;
       case 'scanning':
         log.event(e.depth, 'Scanning', e.url.key);
