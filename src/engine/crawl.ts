@@ -119,7 +119,7 @@ export class Crawl {
   private readonly halt = new AbortController();
   private readonly fetchSignal: AbortSignal;
   private lastId: number;
-  private readonly sitemaps: SitemapLinks | undefined;
+  private sitemaps: SitemapLinks | undefined;
 
   constructor(options: CrawlOptions) {
     this.o = options;
@@ -143,7 +143,6 @@ export class Crawl {
       onEvent: options.onEvent,
       signal: this.fetchSignal,
     });
-    this.sitemaps = options.sitemaps === undefined ? undefined : this.path.sitemapLinks(options.sitemaps, options.maxRedirects);
   }
 
   async run(): Promise<CrawlSummary> {
@@ -159,6 +158,7 @@ export class Crawl {
       }
       frontier.add({ key: seed.key, url: seed.href, depth: this.o.seedDepth });
     }
+    if (this.o.sitemaps !== undefined) this.sitemaps = await path.sitemapLinks(this.o.sitemaps, this.o.maxRedirects);
     const perHost = Math.max(1, this.o.connectionsPerHost ?? 1);
     const politeness = this.o.politeness;
     const window = new Lookahead({

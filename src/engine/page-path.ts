@@ -31,7 +31,7 @@ import { PageScan } from './page-scan.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { followRedirects, redirectLocation, type FetchOutcome } from './redirects.js';
 import type { RobotsGate } from './robots-gate.js';
-import { SitemapLinks, type SitemapSettings } from './sitemap-links.js';
+import type { SitemapLinks, SitemapSettings } from './sitemap-links.js';
 
 /** A final answer as the policy sees it. */
 export interface AnsweredPage {
@@ -307,8 +307,13 @@ export class PagePath {
     this.o.onEvent({ type: 'disallowed', url: url.key, depth });
   }
 
-  /** Sitemap reading (--sitemaps) with this path's fetcher, robots.txt, classifier, events and stop. */
-  sitemapLinks(settings: SitemapSettings, maxRedirects: number): SitemapLinks {
+  /**
+   * Sitemap reading (--sitemaps) with this path's fetcher, robots.txt,
+   * classifier, events and stop. Loaded only then: a crawl without sitemaps
+   * never loads the XML parser or zlib.
+   */
+  async sitemapLinks(settings: SitemapSettings, maxRedirects: number): Promise<SitemapLinks> {
+    const { SitemapLinks } = await import('./sitemap-links.js');
     const o = this.o;
     return new SitemapLinks({ fetcher: o.fetcher, robots: this.robots, classifier: this.classifier, resolve: this.resolve, maxRedirects, maxUrlLength: settings.maxUrlLength, robotsConcurrency: o.robotsConcurrency ?? 1, limits: settings.limits, onEvent: o.onEvent, signal: o.signal });
   }

@@ -78,7 +78,7 @@ export class Worker {
   private readonly path: PagePath;
   private readonly timing: ClaimTiming;
   private readonly robots: StoreRobots;
-  private readonly sitemaps: SitemapLinks | undefined;
+  private sitemaps: SitemapLinks | undefined;
   private saved = 0;
 
   constructor(options: WorkerOptions) {
@@ -114,12 +114,12 @@ export class Worker {
       onEvent: options.onEvent,
       signal: this.signal,
     });
-    this.sitemaps = options.sitemaps === undefined ? undefined : this.path.sitemapLinks(options.sitemaps, options.maxRedirects ?? 5);
   }
 
   async run(): Promise<WorkerSummary> {
     const { store, config } = this.o;
     await store.open(config);
+    if (this.o.sitemaps !== undefined) this.sitemaps = await this.path.sitemapLinks(this.o.sitemaps, this.o.maxRedirects ?? 5);
     const ends: Array<WorkerSummary['stoppedBy']> = [];
     try {
       await Promise.all(Array.from({ length: Math.max(1, this.o.lanes) }, () => this.lane().then((end) => void ends.push(end))));
