@@ -11,6 +11,7 @@
 import { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { Connection, ExchangeError, type Connector, type WireBytes } from './connection.js';
+import { decodeResponse } from './content-decoding.js';
 import { HostResolver } from './host-resolver.js';
 import { buildRequest } from './request.js';
 import { socketConnector } from './socket-connector.js';
@@ -30,6 +31,14 @@ export interface HttpClientOptions {
   rejectUnauthorized: boolean;
   /** Most idle connections kept per origin. */
   maxIdlePerOrigin: number;
+  /**
+   * Ask for gzip or br bodies and decode them (default false: ask for
+   * `identity` and keep any body as sent). A 2xx response's body is then
+   * decoded, within `limits.maxBodyBytes`, and loses its Content-Encoding
+   * fields; the wire tap still gets the bytes as they came (see
+   * content-decoding.ts).
+   */
+  compressed: boolean;
   /**
    * Makes the connections. Default: a socketConnector with a HostResolver of
    * this client's own, so each name is looked up once in the client's life
@@ -55,11 +64,14 @@ export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent' | 'conn
   limits: DEFAULT_LIMITS,
   rejectUnauthorized: true,
   maxIdlePerOrigin: 4,
+  compressed: false,
 };
 
 /**
  * What one exchange gave. Its `notes` (from ParsedResponse) say what the
  * parser tolerated, such as a skipped header line, for the user to see.
+ * With `compressed`, a 2xx answer's body is decoded (its content codings
+ * removed) and its Content-Encoding fields are gone.
  */
 export interface FetchResponse extends ParsedResponse {
   /** The URL that was requested. */
@@ -99,7 +111,7 @@ export class HttpClient {
 
   /** Performs one GET (or HEAD). Rejects with CrawlerError when no complete response arrived. */
   async fetch(url: HttpUrl, options: FetchOptions = {}): Promise<FetchResponse> {
-    const request = buildRequest({ method: options.head ? 'HEAD' : 'GET', url, userAgent: this.options.userAgent, keepAlive: this.options.keepAlive });
+    const request = buildRequest({ method: options.head ? 'HEAD' : 'GET', url, userAgent: this.options.userAgent, keepAlive: this.options.keepAlive, compressed: this.options.compressed });
     const pooled = this.takeIdle(url.origin);
     if (pooled !== undefined) {
       try {
@@ -180,7 +192,7 @@ export class HttpClient {
     const out = res as FetchResponse;
     out.url = url;
     out.reused = reused;
-    return out;
+    return this.options.compressed ? decodeResponse(out, this.options.limits.maxBodyBytes) : out;
   }
 
   /** Tells the tap one exchange. */
