@@ -1,8 +1,11 @@
 /**
  * Compressed bodies for the `--compressed` tests: decompression bombs made
- * without holding what they expand to, and a cut-short stream.
+ * without holding what they expand to, and a site route that compresses as
+ * a real server does, only for a client that asks.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, constants, createBrotliCompress, crc32, deflateRawSync, gzipSync } from 'node:zlib';
+import type { Route } from './site-server.js';
 
 const MIB = 1 << 20;
 
@@ -56,4 +59,34 @@ export function gzip(text: string | Buffer): Buffer {
 /** `text` in brotli. */
 export function brotli(text: string | Buffer): Buffer {
   return brotliCompressSync(text);
+}
+
+/** A coding a negotiated route applies: one, or two in the order applied. */
+export type Coding = 'gzip' | 'br' | 'gzip, br';
+
+/** `body` with `coding` applied. */
+export function encode(body: Buffer, coding: Coding): Buffer {
+  if (coding === 'gzip') return gzip(body);
+  if (coding === 'br') return brotli(body);
+  return brotli(gzip(body));
+}
+
+/**
+ * A startSite route serving `body` (text/html unless `type` says) with
+ * `coding` when the request's Accept-Encoding lists each of its codings,
+ * as is (identity) otherwise. `sent` gets the body bytes as they went out.
+ */
+export function negotiated(body: string | Buffer, coding: Coding, sent?: (bytes: Buffer, coding: Coding | undefined) => void, type = 'text/html'): Route {
+  const plain = Buffer.from(body);
+  const coded = encode(plain, coding);
+  return {
+    handle: (req: IncomingMessage, res: ServerResponse) => {
+      const accepted = String(req.headers['accept-encoding'] ?? '').split(',').map((c) => c.trim());
+      const ok = coding.split(', ').every((c) => accepted.includes(c));
+      const bytes = ok ? coded : plain;
+      sent?.(bytes, ok ? coding : undefined);
+      res.writeHead(200, { 'content-type': type, ...(ok ? { 'content-encoding': coding } : {}) });
+      res.end(bytes);
+    },
+  };
 }
