@@ -27,7 +27,7 @@ export const HTTP_FLAGS = defineFlags([
   { name: 'max-retry-after', type: 'duration', arg: 'SECONDS', default: DEFAULT_MAX_RETRY_AFTER_MS / 1000, help: 'longest pause granted to a server\'s Retry-After (429, 503); a longer one is not waited for' },
   { name: 'no-keep-alive', type: 'boolean', help: 'send "Connection: close" and open a connection per request' },
   { name: 'insecure', type: 'boolean', help: 'do not verify TLS certificates (test servers only)' },
-  { name: 'compressed', type: 'boolean', help: 'ask for gzip or br bodies and decode them (to at most --max-body-bytes); an archive keeps them as sent' },
+  { name: 'compressed', type: 'boolean', help: 'ask for gzip or br bodies; decode them within --max-body-bytes' },
 ]);
 
 /** The crawl archive's flags (both programs). */

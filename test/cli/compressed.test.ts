@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waczPages } from '../archive/wacz-read.js';
+import { assertStartsApart } from '../helpers/arrivals.js';
 import { brotli, gzipZeros, negotiated, type Coding } from '../helpers/compressed-bodies.js';
 import { parseLog } from '../helpers/cs50-log.js';
 import { crawl } from '../helpers/crawler-e2e.js';
@@ -98,6 +99,14 @@ test('crawler without --compressed asks for identity, and the same site sends ev
   assert.ok([...sent.values()].every((v) => v.coding === undefined));
   const saved = new Map(readPages(pages).map((p) => [p.url, p.body.toString('utf8')]));
   assert.equal(saved.get(`${s.origin}/br.html`), PAGES['/br.html']?.html);
+});
+
+test('crawler --compressed keeps its delay: request starts at least --delay apart at the server, robots.txt and the bomb included', async (t) => {
+  const { s } = await site(t);
+  const r = await crawl(['--delay', '0.25', '--compressed', `${s.origin}/`, temp(), '1']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(s.paths(), ['/robots.txt', '/', '/br.html', '/both.html', '/plain.html', '/bomb.html']);
+  assertStartsApart(s.requests, 250, 'request starts', (i) => s.requests[i]?.path ?? '');
 });
 
 test('KeywordHunter --compressed finds a keyword that only the decoded br body holds, and saves the decoded page', async (t) => {
