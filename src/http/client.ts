@@ -27,10 +27,6 @@ export interface HttpClientOptions {
   idleTimeoutMs: number;
   responseTimeoutMs: number;
   limits: ParserLimits;
-  /** Verify TLS certificates (default true). */
-  rejectUnauthorized: boolean;
-  /** Most idle connections kept per origin. */
-  maxIdlePerOrigin: number;
   /**
    * Ask for gzip or br bodies and decode them (default false: ask for
    * `identity` and keep any body as sent). A 2xx response's body is then
@@ -39,6 +35,10 @@ export interface HttpClientOptions {
    * content-decoding.ts).
    */
   compressed: boolean;
+  /** Verify TLS certificates (default true). */
+  rejectUnauthorized: boolean;
+  /** Most idle connections kept per origin. */
+  maxIdlePerOrigin: number;
   /**
    * Makes the connections. Default: a socketConnector with a HostResolver of
    * this client's own, so each name is looked up once in the client's life
@@ -62,9 +62,9 @@ export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent' | 'conn
   idleTimeoutMs: 15_000,
   responseTimeoutMs: 30_000,
   limits: DEFAULT_LIMITS,
+  compressed: false,
   rejectUnauthorized: true,
   maxIdlePerOrigin: 4,
-  compressed: false,
 };
 
 /**
