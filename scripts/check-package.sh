@@ -34,6 +34,7 @@ for f in crawler.cjs crawler.bundle.cjs crawler.bundle.v8cache keyword-hunter.cj
 done
 grep -qx 'package/dist/src/index.js' "$tmp/contents" || fail "tarball lacks dist/src/index.js"
 grep -qx 'package/.prebuild-installrc' "$tmp/contents" || fail "tarball lacks .prebuild-installrc (better-sqlite3 would download a prebuilt binary)"
+grep -qx 'package/LICENSE' "$tmp/contents" || fail "tarball lacks LICENSE (npm ships it whatever \"files\" says)"
 if grep -E '^package/(test|bench|scripts|dist/test|dist/bench|dist/scripts)/' "$tmp/contents" >&2; then
   fail "tarball holds tests, benchmarks or scripts (above)"
 fi
@@ -69,6 +70,12 @@ grep -q 'CODE-CACHE [0-9]*: accepted' "$tmp/crawler-help-debug" || fail "the ins
 grep -q '^Usage: crawler' "$tmp/crawler-help" || fail "crawler --help printed no usage"
 "$bin/KeywordHunter" --help > "$tmp/kh-help" || fail "KeywordHunter --help exited $?"
 grep -q '^Usage: KeywordHunter' "$tmp/kh-help" || fail "KeywordHunter --help printed no usage"
+# --version reads the installed package's package.json (src/package-info.ts): it must be found from the bundle.
+version=$(node -p 'require("./package.json").version')
+for program in crawler KeywordHunter; do
+  out=$("$bin/$program" --version) || fail "$program --version exited $?"
+  [[ $out == "$program $version" ]] || fail "$program --version printed \"$out\", not \"$program $version\""
+done
 
 # A two-page site on loopback (no robots.txt: 404 allows everything).
 node -e '

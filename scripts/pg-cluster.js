@@ -13,7 +13,7 @@
  * PostgreSQL tests skip with it. Binaries are looked up in
  * PATH, then in Debian's /usr/lib/postgresql/<version>/bin (newest first).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, chownSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,12 @@ import { delimiter, dirname, join } from 'node:path';
 const DEBIAN_LIB = '/usr/lib/postgresql';
 const START_ATTEMPTS = 3; // a fresh port each time: another process may take the free one first
 
-/** @typedef {{ url: string, stop(): void }} Cluster */
+/**
+ * stopServer() and startServer() stop the server (`pg_ctl stop -m fast`, as
+ * an administrator's restart does) and start it again on the same data and
+ * port, without blocking the caller's event loop (for fault tests).
+ * @typedef {{ url: string, stop(): void, stopServer(): Promise<void>, startServer(): Promise<void> }} Cluster
+ */
 
 /**
  * The tests' global setup: the environment for the test processes, with
@@ -107,6 +112,17 @@ async function startIn(dir, bin, owner) {
     return spawnSync(cmd[0], cmd.slice(1), { cwd: dir, encoding: 'utf8', timeout: 60_000 });
   };
   const cleanUp = () => rmSync(dir, { recursive: true, force: true });
+  /** run's asynchronous twin: resolves with the exit status and the output. @param {string} tool @param {string[]} args */
+  const runAsync = (tool, args) =>
+    new Promise((/** @type {(r: { status: number | null, output: string }) => void} */ resolve) => {
+      const cmd = owner !== undefined ? ['runuser', '-u', 'postgres', '--', join(bin, tool), ...args] : [join(bin, tool), ...args];
+      const child = spawn(cmd[0], cmd.slice(1), { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      child.on('error', (e) => resolve({ status: null, output: e.message }));
+      child.on('close', (status) => resolve({ status, output }));
+    });
 
   const init = run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--no-instructions', '-E', 'UTF8', '--locale=C']);
   if (init.status !== 0) {
@@ -120,8 +136,15 @@ async function startIn(dir, bin, owner) {
     const start = run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', '-t', '30', 'start']);
     if (start.status === 0) {
       let stopped = false;
+      /** @param {string} what @param {string[]} args */
+      const control = async (what, args) => {
+        const r = await runAsync('pg_ctl', args);
+        if (r.status !== 0) throw new Error(`pg_ctl ${what} failed: ${reasonLine(readLog(join(dir, 'server.log')) || r.output)}`);
+      };
       return {
         url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+        stopServer: () => control('stop', ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']),
+        startServer: () => control('start', ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', '-t', '30', 'start']),
         stop() {
           if (stopped) return;
           stopped = true;

@@ -7,34 +7,53 @@ import { defineFlags, type FlagValues } from './args.js';
 import { DEFAULT_MAX_RETRY_AFTER_MS } from '../engine/polite-fetch.js';
 import { DEFAULT_CLIENT_OPTIONS, type HttpClientOptions } from '../http/client.js';
 import { DEFAULT_MAX_URL_LENGTH } from '../url/http-url.js';
+import { packageInfo } from '../package-info.js';
 import { DEFAULT_MAX_PATH_SEGMENTS } from '../url/limits.js';
 
 /** Default of --concurrency: first requests in flight at once, to different hosts. */
 export const DEFAULT_CONCURRENCY = 4;
+/**
+ * The most --concurrency accepts. Each request in flight holds a socket, and
+ * a Linux process may open 1024 files by default (`ulimit -n`): past the
+ * open-file limit requests wait for a socket anyway (socket-budget.ts).
+ */
+export const MAX_CONCURRENCY = 1000;
+
+/** --help and --version, for both programs: each prints and exits (see versionText). */
+export const INFO_FLAGS = defineFlags([
+  { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
+  { name: 'version', type: 'boolean', help: 'print the program\'s name and version and exit' },
+]);
+
+/** What --version prints: `crawler 0.1.0`, the version from the package's package.json. */
+export function versionText(program: string): string {
+  return `${program} ${packageInfo().version}\n`;
+}
 
 export const HTTP_FLAGS = defineFlags([
-  { name: 'concurrency', type: 'count', arg: 'N', default: DEFAULT_CONCURRENCY, help: 'requests in flight at once to different hosts (each host keeps its delay; output order is unchanged)' },
-  { name: 'connections-per-host', type: 'count', arg: 'N', default: 1, help: 'requests in flight to one host; above 1 only with --delay 0, and never to a host with a Crawl-delay' },
-  { name: 'connect-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.connectTimeoutMs / 1000, help: 'give up connecting (DNS, TCP, TLS) after this long' },
-  { name: 'idle-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.idleTimeoutMs / 1000, help: 'give up on a response when no byte arrives for this long' },
-  { name: 'response-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.responseTimeoutMs / 1000, help: 'give up on a response not complete this long after the request' },
-  { name: 'max-header-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxHeaderBytes, help: 'largest response header section accepted' },
-  { name: 'max-body-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxBodyBytes, help: 'largest response body accepted' },
-  { name: 'max-redirects', type: 'count', arg: 'N', default: 5, help: 'most redirect hops followed from one link' },
-  { name: 'max-url-length', type: 'count', arg: 'CHARS', default: DEFAULT_MAX_URL_LENGTH, help: 'longer links are skipped' },
-  { name: 'max-path-depth', type: 'count', arg: 'N', default: DEFAULT_MAX_PATH_SEGMENTS, help: 'links with more path segments are skipped (crawler traps)' },
-  { name: 'delay-factor', type: 'factor', arg: 'F', default: 0, help: 'each host\'s interval is at least F times its last response\'s duration (0: off)' },
-  { name: 'max-retry-after', type: 'duration', arg: 'SECONDS', default: DEFAULT_MAX_RETRY_AFTER_MS / 1000, help: 'longest pause granted to a server\'s Retry-After (429, 503); a longer one is not waited for' },
-  { name: 'no-keep-alive', type: 'boolean', help: 'send "Connection: close" and open a connection per request' },
-  { name: 'insecure', type: 'boolean', help: 'do not verify TLS certificates (test servers only)' },
-  { name: 'compressed', type: 'boolean', help: 'ask for gzip or br bodies; decode them within --max-body-bytes' },
+  { name: 'concurrency', type: 'count', arg: 'N', default: DEFAULT_CONCURRENCY, help: `requests in flight at once, each to a different host, 1 to ${MAX_CONCURRENCY}; every host still gets its delay, and the output is the same as with 1` },
+  { name: 'connections-per-host', type: 'count', arg: 'N', default: 1, help: 'requests in flight at once to one host; more than 1 needs a --delay of 0, and a host with a Crawl-delay always gets 1' },
+  { name: 'connect-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.connectTimeoutMs / 1000, help: 'give up on a host that cannot be looked up and connected to (DNS, TCP, TLS) within this time' },
+  { name: 'idle-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.idleTimeoutMs / 1000, help: 'give up on a response when no byte of it arrives for this long' },
+  { name: 'response-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.responseTimeoutMs / 1000, help: 'give up on a response that is not complete this long after the request' },
+  { name: 'max-header-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxHeaderBytes, help: 'give up on a response whose header section is larger' },
+  { name: 'max-body-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxBodyBytes, help: 'give up on a response whose body is larger (with --compressed, also once decoded)' },
+  { name: 'max-redirects', type: 'count', arg: 'N', default: 5, help: 'follow at most N redirects from one link' },
+  { name: 'max-url-length', type: 'count', arg: 'CHARS', default: DEFAULT_MAX_URL_LENGTH, help: 'skip links longer than this' },
+  { name: 'max-path-depth', type: 'count', arg: 'N', default: DEFAULT_MAX_PATH_SEGMENTS, help: 'skip links with more path segments than this (such as the endless /a/a/a/... of a crawler trap)' },
+  { name: 'delay-factor', type: 'factor', arg: 'F', default: 0, help: 'make each host\'s delay at least F times its last response\'s duration, so that a slow server is asked less often; 0 turns it off' },
+  { name: 'max-retry-after', type: 'duration', arg: 'SECONDS', default: DEFAULT_MAX_RETRY_AFTER_MS / 1000, help: 'longest pause granted when a server answers 429 or 503 with Retry-After; a longer one is not waited for, and the page fails' },
+  { name: 'max-idle-connections', type: 'count', arg: 'N', default: DEFAULT_CLIENT_OPTIONS.maxIdleConnections, help: 'keep at most N connections open while unused, for the next request to their host; the one unused longest is closed first' },
+  { name: 'no-keep-alive', type: 'boolean', help: 'open a new connection for every request (send "Connection: close")' },
+  { name: 'insecure', type: 'boolean', help: 'accept any TLS certificate (for test servers only)' },
+  { name: 'compressed', type: 'boolean', help: 'ask servers to send pages compressed (gzip or br), and decode them before they are saved or searched; an archive keeps them as they came' },
 ]);
 
 /** The crawl archive's flags (both programs). */
 export const WARC_FLAGS = defineFlags([
-  { name: 'warc', type: 'string', arg: 'FILE', help: 'write every request and response to a WARC/1.1 archive (FILE.gz: one gzip member per record); a file that is not an archive of ours is never overwritten' },
-  { name: 'warc-max-size', type: 'size', arg: 'SIZE', default: '1GB', help: 'with --warc: go on in FILE-00002.warc(.gz) and so on past this size (1GB, 500MB, 64KiB...)' },
-  { name: 'wacz', type: 'string', arg: 'FILE', help: 'at the end, package the archive, its CDXJ index and the page list into FILE (WACZ 1.1: opens in ReplayWeb.page); without --warc the archive is FILE with .warc.gz for .wacz' },
+  { name: 'warc', type: 'string', arg: 'FILE', help: 'keep every request and response, byte for byte, in the web archive FILE (WARC/1.1; a name ending in .gz compresses it); a FILE that is not an archive of ours is never overwritten' },
+  { name: 'warc-max-size', type: 'size', arg: 'SIZE', default: '1GB', help: 'with --warc: past this size, go on in FILE-00002.warc(.gz), then -00003 and so on (1GB, 500MB, 64KiB...)' },
+  { name: 'wacz', type: 'string', arg: 'FILE', help: 'at the end, package the archive, its index and the list of pages into FILE, which ReplayWeb.page opens (WACZ 1.1); without --warc the archive is written beside it, FILE with .warc.gz for .wacz' },
 ]);
 
 /** The archive settings from parsed flags: undefined without --warc. */
@@ -50,7 +69,7 @@ export function archiveFrom(flags: { warc: string | undefined; warcMaxSize: numb
 
 /** --report, for both programs. */
 export const REPORT_FLAGS = defineFlags([
-  { name: 'report', type: 'string', arg: 'FILE', help: 'write a self-contained HTML report of the crawl to FILE (a name ending in .html) when it ends, also after SIGINT; an existing FILE is replaced only when it is a report of ours' },
+  { name: 'report', type: 'string', arg: 'FILE', help: 'when the crawl ends (also after SIGINT), write a report of it to FILE (a name ending in .html), a page that opens in any browser; an existing FILE is replaced only when it is a report of ours' },
 ]);
 
 /** The parsed values of HTTP_FLAGS (a program's own flags may come with them). */
@@ -66,6 +85,7 @@ export function clientOptionsFrom(flags: HttpFlags, userAgent: string): Partial<
     responseTimeoutMs: Math.round(flags.responseTimeoutMs),
     limits: { maxHeaderBytes: flags.maxHeaderBytes, maxBodyBytes: flags.maxBodyBytes },
     rejectUnauthorized: !flags.insecure,
+    maxIdleConnections: flags.maxIdleConnections,
     compressed: flags.compressed,
   };
 }
@@ -74,6 +94,7 @@ export function clientOptionsFrom(flags: HttpFlags, userAgent: string): Partial<
 export function concurrencyFrom(flags: Pick<HttpFlags, 'concurrency' | 'connectionsPerHost'> & { delayMs: number }): { concurrency: number; connectionsPerHost: number } {
   const { concurrency, connectionsPerHost } = flags;
   if (concurrency < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--concurrency must be at least 1');
+  if (concurrency > MAX_CONCURRENCY) throw new CrawlerError('ERR_INVALID_OPTION', `--concurrency must be at most ${MAX_CONCURRENCY}, got ${concurrency}`);
   if (connectionsPerHost < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--connections-per-host must be at least 1');
   if (connectionsPerHost > 1 && flags.delayMs > 0) {
     throw new CrawlerError('ERR_INVALID_OPTION', '--connections-per-host above 1 is only allowed with --delay 0 (a second connection would break the delay)');

@@ -3,30 +3,32 @@
  * place (src/cli/crawler.ts parses them and runs the crawl).
  */
 import { DEFAULT_LEASE_MS } from '../frontier/claim-store.js';
+import { DEFAULT_FRONTIER_WAIT_MS } from '../frontier/pg-faults.js';
 import { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT } from '../programs/tse.js';
 import { defineFlags, formatFlags } from './args.js';
-import { HTTP_FLAGS, REPORT_FLAGS, WARC_FLAGS } from './common-flags.js';
+import { HTTP_FLAGS, INFO_FLAGS, REPORT_FLAGS, WARC_FLAGS } from './common-flags.js';
 
 export const FLAGS = defineFlags([
-  { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
-  { name: 'delay', type: 'duration', arg: 'SECONDS', default: 1, help: 'least time between request starts to the server (robots.txt Crawl-delay can raise it)' },
+  ...INFO_FLAGS,
+  { name: 'delay', type: 'duration', arg: 'SECONDS', default: 1, help: 'least time between the starts of two requests to the server; a robots.txt Crawl-delay can make it longer' },
   { name: 'depth-limit', type: 'count', arg: 'N', default: DEFAULT_DEPTH_LIMIT, help: 'largest maxDepth accepted' },
-  { name: 'internal', type: 'string', arg: 'PREFIX', repeatable: true, help: 'URLs starting with PREFIX are internal; give it again for more servers (default: same scheme, host and port as the seed)' },
+  { name: 'internal', type: 'string', arg: 'PREFIX', repeatable: true, help: 'crawl the URLs that start with PREFIX (a server such as http://h:8080, or a path); give it again for more (default: the seed\'s scheme, host and port)' },
   { name: 'ignore-robots', type: 'boolean', help: 'do not fetch or obey robots.txt' },
   { name: 'max-pages', type: 'count', arg: 'N', help: 'stop after N responses (default: no limit)' },
-  { name: 'user-agent', type: 'string', arg: 'TEXT', default: CRAWLER_USER_AGENT, help: 'User-Agent header and robots.txt agent' },
-  { name: 'retries', type: 'count', arg: 'N', default: 2, help: 'tries after the first for a page answered 429, 500, 502, 503 or 504, or lost to a timeout or reset (later in the crawl; the host backs off meanwhile)' },
-  { name: 'overwrite', type: 'boolean', help: 'crawl into a pageDirectory that holds numbered files no crawl of ours recorded (a user\'s, or no .crawler marker); they are then replaced' },
+  { name: 'user-agent', type: 'string', arg: 'TEXT', default: CRAWLER_USER_AGENT, help: 'the name sent in the User-Agent header and looked up in robots.txt' },
+  { name: 'retries', type: 'count', arg: 'N', default: 2, help: 'try a page again, up to N times, when it is answered 429, 500, 502, 503 or 504, times out or is cut off; the try comes later in the crawl, and its server is asked less often meanwhile' },
+  { name: 'overwrite', type: 'boolean', help: 'crawl into a pageDirectory that holds numbered files no crawl of ours wrote (a user\'s, or no .crawler marker); they are then replaced' },
   { name: 'resume', type: 'boolean', help: 'continue the interrupted crawl recorded in pageDirectory (same seedURL and maxDepth)' },
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
-  { name: 'json', type: 'boolean', help: 'log one JSON object per event instead of the CS50 format' },
-  { name: 'write-thread', type: 'string', arg: 'WHEN', default: 'auto', help: 'when the page files get a thread of their own, which writes them while the crawl goes on: auto (once the median page write costs the crawl over 150 us in 3 of 5 windows of 50 pages, as on a busy disk), on (from the 51st page), off (never; a thread costs some 10 MiB)' },
+  { name: 'json', type: 'boolean', help: 'print the log as one JSON object per event, {"event","depth","url","reason"?}, instead of the CS50 format' },
+  { name: 'write-thread', type: 'string', arg: 'WHEN', default: 'auto', help: 'write page files on a second thread, which helps on slow disks: auto decides by measuring how long page writes take, on starts the thread after the first 50 pages, off never does (and saves the thread\'s 10 MiB of memory)' },
   ...HTTP_FLAGS,
   ...WARC_FLAGS,
   ...REPORT_FLAGS,
-  { name: 'frontier', type: 'string', arg: 'URL', help: 'run as one worker of a crawl shared through postgresql://USER@HOST:PORT/DB or sqlite:FILE (default: a private crawl, state in pageDirectory)' },
-  { name: 'lease', type: 'duration', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: how long a worker may hold a URL before another worker takes it over' },
-  { name: 'strict-bfs', type: 'boolean', help: 'with --frontier: finish each depth before any worker takes a deeper URL' },
+  { name: 'frontier', type: 'string', arg: 'URL', help: 'run as one worker of a crawl shared with other crawler processes through a database: postgresql://USER@HOST:PORT/DB or sqlite:FILE (default: a crawl of its own, its state in pageDirectory)' },
+  { name: 'lease', type: 'duration', arg: 'SECONDS', default: DEFAULT_LEASE_MS / 1000, help: 'with --frontier: a URL that a worker has not finished this long after taking it (the worker died, say) is handed to another worker' },
+  { name: 'strict-bfs', type: 'boolean', help: 'with --frontier: no worker takes a URL of the next depth before every URL of the current depth is done' },
+  { name: 'frontier-wait', type: 'duration', arg: 'SECONDS', default: DEFAULT_FRONTIER_WAIT_MS / 1000, help: 'with --frontier postgresql://: how long a worker waits for its database to come back (a restart, a failover) before it gives up and exits 1' },
 ]);
 
 export const CRAWLER_HELP = `Usage: crawler [options] seedURL pageDirectory maxDepth
@@ -61,7 +63,8 @@ archive, index and pages into one WACZ that ReplayWeb.page opens.
 Log (stdout): one line per event, "%2d %*s%9s: %s" (depth, indent, word, URL),
 words Fetched, Scanning, Found, Added, IgnDupl, IgnExtrn, IgnRobots, Failed.
 
-Exit status: 0 the crawl ran (some pages may have failed); 1 an error
-prevented it (bad arguments, unusable directory or one in use by another crawl, seed not
-fetchable: "PANIC: cannot crawl"); 130 stopped by SIGINT/SIGTERM.
+Exit status: 0 the crawl ran (some pages may have failed); 1 an error prevented it (bad
+arguments, an unusable directory or one in use by another crawl, a seed that cannot be fetched:
+"PANIC: cannot crawl"); 130 stopped by SIGINT/SIGTERM, and 141 stopped because stdout's reader
+went away (as SIGPIPE would): what was saved stays saved, and --resume continues the crawl.
 `;

@@ -12,7 +12,7 @@ import { prefixesScope, sameOriginScope, type Scope } from '../url/scope.js';
 import { parseArgs } from './args.js';
 import { CRAWLER_HELP, FLAGS } from './crawler-help.js';
 import { reportSettings } from '../report/run-info.js';
-import { archiveFrom, clientOptionsFrom, concurrencyFrom } from './common-flags.js';
+import { archiveFrom, clientOptionsFrom, concurrencyFrom, versionText } from './common-flags.js';
 import type { CliIo } from '../program-io.js';
 
 export { CRAWLER_HELP, CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT };
@@ -41,6 +41,10 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   const { flags, positionals } = parsed;
   if (flags.help) {
     io.stdout(CRAWLER_HELP);
+    return 0;
+  }
+  if (flags.version) {
+    io.stdout(versionText('crawler'));
     return 0;
   }
   if (positionals.length !== 3) throw usage(`expected 3 arguments (seedURL pageDirectory maxDepth), got ${positionals.length}`);
@@ -98,7 +102,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       progress: io.stderrIsTTY && (quiet || !io.stdoutIsTTY),
       resume: flags.resume,
       overwrite: flags.overwrite,
-      shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags.strictBfs },
+      shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags.strictBfs, waitMs: flags.frontierWaitMs },
       archive: archive === undefined ? undefined : { ...archive, commandLine: ['crawler', ...argv] },
       writeThread,
     },

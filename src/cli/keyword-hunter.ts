@@ -9,19 +9,20 @@ import { KH_MAX_KEYWORD, KH_MAX_DEPTH, KH_USER_AGENT, resolveKhLink, runKeywordH
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
 import { reportSettings } from '../report/run-info.js';
-import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, REPORT_FLAGS, WARC_FLAGS } from './common-flags.js';
+import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, INFO_FLAGS, MAX_CONCURRENCY, REPORT_FLAGS, versionText, WARC_FLAGS } from './common-flags.js';
 import type { CliIo } from '../program-io.js';
 
 export { KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
 
-const FLAGS = defineFlags([
-  { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
-  { name: 'delay', type: 'duration', arg: 'SECONDS', default: 0, help: 'least time between request starts to one host, for every host (robots.txt Crawl-delay can raise it)' },
+/** KeywordHunter's flags: what its --help lists. */
+export const KH_FLAGS = defineFlags([
+  ...INFO_FLAGS,
+  { name: 'delay', type: 'duration', arg: 'SECONDS', default: 0, help: 'least time between the starts of two requests to one host, for every host; a robots.txt Crawl-delay can make it longer' },
   // The spec's crawler stops at the page holding the keyword: fetching ahead
   // (--concurrency above 1) would request pages after it, so it is opt-in here.
   ...HTTP_FLAGS.map((f) =>
     f.name === 'concurrency'
-      ? { ...f, default: 1, help: 'requests in flight at once to different hosts; above 1 fetches queued pages ahead, so pages after the one holding the keyword may be requested' }
+      ? { ...f, default: 1, help: `requests in flight at once, each to a different host, 1 to ${MAX_CONCURRENCY}; above 1 fetches pages ahead, so pages after the one that holds the keyword may be requested` }
       : f,
   ),
   ...WARC_FLAGS,
@@ -34,7 +35,8 @@ Searches pages breadth first from StartURL (depth 1) to depth ${KH_MAX_DEPTH} fo
 SearchKeyword (case-sensitive, 1 to ${KH_MAX_KEYWORD} characters), following links of
 the form a href="..." to any host, obeying each host's robots.txt (agent
 ${KH_USER_AGENT}) and its Crawl-delay. Pages answered 200 are saved in
-OutputDir (created if missing) under the last segment of their path.
+OutputDir (created if missing) under the last segment of their path;
+without OutputDir, no page is saved anywhere.
 
 Output (stdout), one line per event, in the order they happen:
   PAGE:host=H;port=P;respath=R;status=S      a request (S=0: no answer)
@@ -46,10 +48,11 @@ Notes and errors go to stderr. --warc FILE keeps every request and response
 a CDXJ index beside it; --wacz FILE packages them for ReplayWeb.page.
 
 Options:
-${formatFlags(FLAGS)}
+${formatFlags(KH_FLAGS)}
 
 Exit status: 0 the search ran (found or not); 1 bad arguments, or an OutputDir
-unusable or in use by another run; 130 stopped by SIGINT/SIGTERM.
+unusable or in use by another run; 130 stopped by SIGINT/SIGTERM; 141 stopped because
+stdout's reader went away (as SIGPIPE would).
 `;
 
 function usage(message: string): CrawlerError {
@@ -59,13 +62,17 @@ function usage(message: string): CrawlerError {
 export async function keywordHunterMain(argv: string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs(argv, FLAGS);
+    parsed = parseArgs(argv, KH_FLAGS);
   } catch (err) {
     throw usage(describeError(err));
   }
   const { flags, positionals } = parsed;
   if (flags.help) {
     io.stdout(KH_HELP);
+    return 0;
+  }
+  if (flags.version) {
+    io.stdout(versionText('KeywordHunter'));
     return 0;
   }
   if (positionals.length < 2 || positionals.length > 3) throw usage(`expected 2 or 3 arguments, got ${positionals.length}`);

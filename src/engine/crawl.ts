@@ -18,6 +18,7 @@ import type { RobotsRules } from '../robots/rules.js';
 import type { PageSink } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { CrawlEventSink } from './events.js';
+import type { BodySpill } from './body-spill.js';
 import { Lookahead } from './lookahead.js';
 import { PagePath, type PagePolicy } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
@@ -78,6 +79,14 @@ export interface CrawlOptions {
    * a thread, archive records).
    */
   beforeComplete?: (documentId: number | undefined) => Promise<void>;
+  /**
+   * Where pages answered ahead of their turn wait beyond `aheadMemory` bytes
+   * (a broad crawl fetches far ahead across hosts): e.g. a FileBodySpill in
+   * the page directory. Absent: they wait in memory. Closed when the crawl ends.
+   */
+  spill?: BodySpill;
+  /** Bytes of pages answered ahead kept in memory before the spill is used (default 16 MiB). */
+  aheadMemory?: number;
 }
 
 export interface CrawlSummary {
@@ -144,6 +153,9 @@ export class Crawl {
       // would only be memory. A host with an interval is slow enough as it is.
       maxAhead: (origin) => (politeness.intervalFor(origin) === 0 ? perHost + 1 : Infinity),
       budget: () => (this.o.maxPages === undefined ? Infinity : this.o.maxPages - path.answered),
+      waitTime: (origin) => politeness.waitTime(origin),
+      ...(this.o.spill === undefined ? {} : { spill: this.o.spill }),
+      ...(this.o.aheadMemory === undefined ? {} : { memoryBudget: this.o.aheadMemory }),
       ...(this.o.fetchNext === true ? { fetchNext: (outcome: FetchOutcome) => outcome.response !== undefined && redirectLocation(outcome.response) === undefined } : {}),
       ...(this.o.scanAhead === true && (this.o.concurrency ?? 1) > 1 ? { discover: path.linksAhead.bind(path) } : {}),
     });
@@ -185,6 +197,7 @@ export class Crawl {
       }
     } finally {
       this.halt.abort();
+      window.close();
     }
   }
 }

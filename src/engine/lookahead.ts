@@ -1,15 +1,27 @@
 /**
- * Fetch ahead, hand out in order. The crawl consumes frontier entries one at
- * a time, in breadth-first order; this window takes a few entries ahead and
- * starts their first requests early when their hosts are free, so requests
- * to different hosts run concurrently while each host keeps its own
- * politeness (the per-host turn in Politeness) and its own order.
+ * Fetch ahead, hand out in order: the private crawl's window. The crawl
+ * consumes frontier entries one at a time, in breadth-first order; this
+ * window takes entries ahead and starts their first requests early, so that
+ * requests to different hosts run at once while each host keeps its own
+ * politeness (its turn in Politeness) and its own order.
  *
- * With concurrency 1 the window holds one entry: exactly the sequential crawl.
- * With `fetchNext` it holds two: the next queued entry is requested as soon
- * as the head's answer has arrived and `fetchNext` allows it, so the server
- * works on it while the crawl saves and scans the head. Still one request in
- * flight at a time.
+ * Across hosts: in breadth-first order one host's pages often come one
+ * after another, and each waits its interval, so a window of the next few
+ * entries would keep one host busy and the others idle. This one takes
+ * entries until it has work for as many hosts as the concurrency allows (up
+ * to `maxTaken` entries), keeps each host's entries in a lane of their own,
+ * and keeps the lanes in a heap by the time their host's turn comes: the
+ * next host whose turn has come is found in O(log hosts), and a request is
+ * started only when its host may be asked (so a request in flight is one on
+ * the wire, not one waiting for its turn). Answers that arrive ahead of
+ * their turn wait for it; beyond `memoryBudget` bytes their bodies wait in
+ * the spill (body-spill.ts), on disk.
+ *
+ * With concurrency 1 the window holds one entry: exactly the sequential
+ * crawl. With `fetchNext` it holds two: the next queued entry is requested
+ * as soon as the head's answer has arrived and `fetchNext` allows it, so the
+ * server works on it while the crawl saves and scans the head. Still one
+ * request in flight at a time.
  * Entries already queued are fetched ahead; they passed the robots check
  * when they were queued, so nothing disallowed is ever requested.
  *
@@ -24,9 +36,14 @@ import { CrawlerError, isCrawlerError } from '../errors.js';
 import type { FrontierEntry } from '../frontier/store.js';
 import type { FetchResponse } from '../http/client.js';
 import type { HttpUrl } from '../url/http-url.js';
+import type { BodySpill, SpilledBody } from './body-spill.js';
 import type { FetchOutcome } from './redirects.js';
 
-/** A first hop's result, never a rejection. */
+/** Default of `memoryBudget`: bodies answered ahead kept in memory before the rest are spilled. */
+export const DEFAULT_AHEAD_MEMORY = 16 * 1024 * 1024;
+
+/** A host whose turn is this close (ms) is asked now: the polite fetch waits out the rest precisely. */
+const TURN_SLACK_MS = 5;
 
 export interface LookaheadOptions {
   /** Takes the next frontier entry (undefined when none). */
@@ -48,6 +65,14 @@ export interface LookaheadOptions {
   maxAhead: (origin: string) => number;
   /** How many more entries may be taken (the page budget). */
   budget: () => number;
+  /** Milliseconds until a request to `origin` may start (its politeness). Default: always 0. */
+  waitTime?: (origin: string) => number;
+  /** Most entries taken and not yet handed out, whatever the hosts (default: 64 x concurrency, at least 8 x concurrency). */
+  maxTaken?: number;
+  /** Where bodies answered ahead wait beyond `memoryBudget` (default: none, all in memory). */
+  spill?: BodySpill;
+  /** Bytes of bodies answered ahead kept in memory (default DEFAULT_AHEAD_MEMORY). */
+  memoryBudget?: number;
   /**
    * Concurrency 1 only: whether the next queued entry may be requested once
    * the head's first hop ended this way (undefined: never). Answer false
@@ -66,6 +91,27 @@ interface Slot {
   outcome: Promise<FetchOutcome> | undefined;
   /** The outcome once it has arrived. */
   settled?: FetchOutcome;
+  /** Where its body waits, when it was spilled. */
+  spilled?: SpilledBody;
+  /** Bytes of its body counted as held in memory while it waits. */
+  held?: number;
+  /** In the queue (handed out in order), not only found ahead. */
+  queued: boolean;
+}
+
+/** One host's entries not started yet, in order, and what it has going. */
+interface Lane {
+  origin: string;
+  waiting: Slot[];
+  /** Index of the first slot of `waiting` not started. */
+  next: number;
+  inFlight: number;
+  /** Started and not yet handed out. */
+  ahead: number;
+  /** Place in the heap, or -1. */
+  at: number;
+  /** When its turn comes (performance.now() ms): the heap's key. */
+  readyAt: number;
 }
 
 export interface Ready {
@@ -77,33 +123,55 @@ export interface Ready {
 
 export class Lookahead {
   private readonly o: LookaheadOptions;
-  private readonly slots: Slot[] = [];
+  /** Entries taken, in frontier order; `head` is the next to hand out. */
+  private queue: Slot[] = [];
+  private head = 0;
   /** Links found by scanning ahead, not yet queued, in the order found; by key. */
   private readonly ahead = new Map<string, Slot>();
-  private readonly inFlightByHost = new Map<string, number>();
-  /** Started and not yet handed out, per origin. */
-  private readonly aheadByHost = new Map<string, number>();
+  private readonly lanes = new Map<string, Lane>();
+  /** Lanes with a slot not started, by readyAt. */
+  private readonly heap: Lane[] = [];
   private inFlight = 0;
+  /** Bytes of bodies answered ahead and held in memory. */
+  private held = 0;
   private readonly size: number;
+  private readonly maxTaken: number;
+  private readonly waitTime: (origin: string) => number;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private closed = false;
 
   constructor(options: LookaheadOptions) {
     this.o = options;
-    this.size = options.concurrency > 1 ? options.concurrency * 8 : options.fetchNext !== undefined ? 2 : 1;
+    const c = options.concurrency;
+    this.size = c > 1 ? c * 8 : options.fetchNext !== undefined ? 2 : 1;
+    this.maxTaken = c > 1 ? Math.max(this.size, options.maxTaken ?? c * 64) : this.size;
+    this.waitTime = options.waitTime ?? (() => 0);
   }
 
   /** The next entry in frontier order with its first hop done, or undefined when the frontier is empty. */
   async next(): Promise<Ready | undefined> {
     this.fill();
-    const head = this.slots[0];
+    const head = this.queue[this.head];
     if (head === undefined) return undefined;
-    this.schedule();
-    if (head.outcome === undefined) this.start(head); // only when its URL could not be resolved
-    const outcome = await (head.outcome as Promise<FetchOutcome>);
-    this.slots.shift();
+    this.pump();
+    // The head is needed now: when its lane has not started it (its host's turn has not come, or links
+    // found ahead hold the host's quota), it is started at once; the polite fetch waits for the turn.
+    if (head.outcome === undefined) {
+      if (head.url !== undefined) this.unlist(head);
+      this.start(head);
+    }
+    let outcome = await (head.outcome as unknown as Promise<FetchOutcome>);
+    this.queue[this.head++] = undefined as unknown as Slot;
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    outcome = this.restore(head, outcome);
     if (head.url !== undefined) {
       this.handedOut(head.url.origin);
       // The host may have been held back by maxAhead. Sequential: the crawl visits the head first.
-      if (this.o.concurrency > 1) this.schedule();
+      if (this.o.concurrency > 1) this.pump();
     }
     return { entry: head.entry, url: head.url, outcome };
   }
@@ -116,15 +184,12 @@ export class Lookahead {
     const slot = this.ahead.get(url.key);
     if (slot === undefined) return undefined;
     this.ahead.delete(url.key);
-    if (slot.outcome === undefined) return undefined; // not started: the caller fetches it
+    if (slot.outcome === undefined) {
+      this.unlist(slot); // not started: the caller fetches it
+      return undefined;
+    }
     this.handedOut(url.origin);
-    return slot.outcome;
-  }
-
-  private handedOut(host: string): void {
-    const n = (this.aheadByHost.get(host) ?? 1) - 1;
-    if (n === 0) this.aheadByHost.delete(host);
-    else this.aheadByHost.set(host, n);
+    return slot.outcome.then((outcome) => this.restore(slot, outcome));
   }
 
   /** True when a request other than the head's may be in flight. */
@@ -132,9 +197,34 @@ export class Lookahead {
     return this.inFlight > 0;
   }
 
+  /** Stops the window: no request is started any more, the timer is cleared, the spill closed. */
+  close(): void {
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.o.spill?.close();
+  }
+
+  /** Entries taken and not yet handed out. */
+  private get taken(): number {
+    return this.queue.length - this.head;
+  }
+
+  private handedOut(host: string): void {
+    const lane = this.lanes.get(host);
+    if (lane === undefined) return;
+    lane.ahead--;
+    this.retire(lane);
+  }
+
+  /**
+   * Takes entries up to maxTaken ahead: a broad crawl's next depth, one
+   * host's pages after another's, is taken far enough ahead to give every
+   * host work (an entry waiting in a lane is a few hundred bytes).
+   */
   private fill(): void {
-    let room = Math.min(this.size, this.o.budget()) - this.slots.length;
-    while (room-- > 0) {
+    const budget = this.o.budget();
+    while (this.taken < budget && this.taken < this.maxTaken) {
       const entry = this.o.take();
       if (entry === undefined) return;
       let url: HttpUrl | undefined;
@@ -150,10 +240,15 @@ export class Lookahead {
         // Found by scanning ahead, maybe fetched already: this entry takes it over.
         this.ahead.delete(entry.key);
         found.entry = entry;
+        found.queued = true;
         // The same key, but the host as this entry writes it (the output prints it).
         if (url !== undefined) found.url = url;
-        this.slots.push(found);
-      } else this.slots.push({ entry, url, resolveError, outcome: undefined });
+        this.queue.push(found);
+        continue;
+      }
+      const slot: Slot = { entry, url, resolveError, outcome: undefined, queued: true };
+      this.queue.push(slot);
+      if (url !== undefined) this.list(slot, url.origin);
     }
   }
 
@@ -161,46 +256,128 @@ export class Lookahead {
   private found(links: Array<{ entry: FrontierEntry; url: HttpUrl }>): void {
     for (const { entry, url } of links) {
       if (this.ahead.size >= this.size) return;
-      if (!this.ahead.has(entry.key)) this.ahead.set(entry.key, { entry, url, resolveError: undefined, outcome: undefined });
+      if (this.ahead.has(entry.key)) continue;
+      const slot: Slot = { entry, url, resolveError: undefined, outcome: undefined, queued: false };
+      this.ahead.set(entry.key, slot);
+      this.list(slot, url.origin);
     }
   }
 
-  /** Starts every slot whose host is free, in order (queued entries, then links found ahead), up to the concurrency. */
-  private schedule(): void {
-    if (this.o.concurrency <= 1 && this.slots.length > 1) {
-      // Sequential: the second slot waits for the head's answer, and for fetchNext's leave.
-      const head = this.slots[0] as Slot;
-      if (head.outcome !== undefined && (head.settled === undefined || this.o.fetchNext?.(head.settled) !== true)) return;
+  /** Puts a slot at the end of its host's lane (queued entries first: a link found ahead goes after them). */
+  private list(slot: Slot, origin: string): void {
+    let lane = this.lanes.get(origin);
+    if (lane === undefined) {
+      lane = { origin, waiting: [], next: 0, inFlight: 0, ahead: 0, at: -1, readyAt: 0 };
+      this.lanes.set(origin, lane);
     }
-    const waiting = new Set<string>(); // hosts with an earlier slot not yet started
-    for (const slot of this.ahead.size === 0 ? this.slots : [...this.slots, ...this.ahead.values()]) {
-      if (slot.outcome !== undefined) continue;
-      if (slot.url === undefined) {
-        this.start(slot);
+    lane.waiting.push(slot);
+    this.arm(lane);
+  }
+
+  /** Takes a slot not started off its lane (it is started, or fetched by the caller, out of the lane's order). */
+  private unlist(slot: Slot): void {
+    const lane = slot.url === undefined ? undefined : this.lanes.get(slot.url.origin);
+    if (lane === undefined) return;
+    const i = lane.waiting.indexOf(slot, lane.next);
+    if (i !== -1) lane.waiting.splice(i, 1);
+    if (lane.at !== -1 && !this.startable(lane)) this.remove(lane);
+    this.retire(lane);
+  }
+
+  /** Whether the lane's next slot may be started now, as far as the lane goes. */
+  private startable(lane: Lane): boolean {
+    return lane.next < lane.waiting.length && lane.inFlight < this.o.perHost(lane.origin) && lane.ahead < this.o.maxAhead(lane.origin);
+  }
+
+  /** Puts the lane in the heap when it has a slot it may start, keyed by its host's turn. */
+  private arm(lane: Lane): void {
+    if (lane.at !== -1 || !this.startable(lane)) return;
+    lane.readyAt = performance.now() + this.waitTime(lane.origin);
+    lane.at = this.heap.length;
+    this.heap.push(lane);
+    this.up(lane.at);
+  }
+
+  /** Forgets a lane with nothing waiting, started or held. */
+  private retire(lane: Lane): void {
+    if (lane.next >= lane.waiting.length && lane.inFlight === 0 && lane.ahead === 0 && lane.at === -1) {
+      this.lanes.delete(lane.origin);
+      return;
+    }
+    this.arm(lane);
+  }
+
+  /** Starts every slot whose host's turn has come, in the order of their turns, up to the concurrency. */
+  private pump(): void {
+    if (this.closed) return;
+    while (this.inFlight < this.o.concurrency && this.heap.length > 0) {
+      const lane = this.heap[0] as Lane;
+      if (!this.startable(lane)) {
+        this.pop(); // its head was started out of turn (the crawl needed it): armed again when it ends
         continue;
       }
-      const host = slot.url.origin;
-      if (waiting.has(host)) continue;
-      const busy = this.inFlightByHost.get(host) ?? 0;
-      const ahead = this.aheadByHost.get(host) ?? 0;
-      if (this.inFlight >= this.o.concurrency || busy >= this.o.perHost(host) || ahead >= this.o.maxAhead(host)) {
-        waiting.add(host);
+      const now = performance.now();
+      if (lane.readyAt - now > TURN_SLACK_MS) {
+        this.wake(lane.readyAt);
+        return;
+      }
+      // The key may be stale (a Crawl-delay learnt, a pause, back-off): ask again.
+      const wait = this.waitTime(lane.origin);
+      if (wait > TURN_SLACK_MS) {
+        lane.readyAt = now + wait;
+        this.down(0);
         continue;
       }
-      this.start(slot);
+      const slot = lane.waiting[lane.next] as Slot;
+      if (!this.sequentialAllows(slot)) return;
+      this.pop();
+      lane.next++;
+      if (lane.next > 64 && lane.next * 2 > lane.waiting.length) {
+        lane.waiting = lane.waiting.slice(lane.next);
+        lane.next = 0;
+      }
+      this.start(slot, lane);
+      this.arm(lane);
     }
   }
 
-  private start(slot: Slot): void {
+  /** Sequential (concurrency 1): a slot that is not the head waits for the head's answer and for fetchNext's leave. */
+  private sequentialAllows(slot: Slot): boolean {
+    if (this.o.concurrency > 1) return true;
+    const head = this.queue[this.head];
+    if (head === undefined || head === slot) return true;
+    return head.settled !== undefined && this.o.fetchNext?.(head.settled) === true;
+  }
+
+  /** Runs pump when the earliest turn comes. */
+  private wake(at: number): void {
+    if (this.timer !== undefined && this.timerAt <= at) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      Math.max(0, at - performance.now() - TURN_SLACK_MS + 1),
+    );
+  }
+
+  private start(slot: Slot, lane?: Lane): void {
     if (slot.url === undefined) {
       slot.outcome = Promise.resolve({ error: slot.resolveError as CrawlerError });
       return;
     }
     const url = slot.url;
-    const host = url.origin;
+    const on = lane ?? this.lanes.get(url.origin);
     this.inFlight++;
-    this.inFlightByHost.set(host, (this.inFlightByHost.get(host) ?? 0) + 1);
-    this.aheadByHost.set(host, (this.aheadByHost.get(host) ?? 0) + 1);
+    if (on !== undefined) {
+      on.inFlight++;
+      on.ahead++;
+      // Started out of the lane's turn (the crawl's head): the lane waits for it like for any of its own.
+      if (on.at !== -1 && !this.startable(on)) this.remove(on);
+    }
     slot.outcome = this.o.fetch(url).then(
       (response): FetchOutcome => ({ response }),
       (err: unknown): FetchOutcome => {
@@ -211,11 +388,97 @@ export class Lookahead {
     void slot.outcome.then((outcome) => {
       slot.settled = outcome;
       this.inFlight--;
-      const n = (this.inFlightByHost.get(host) ?? 1) - 1;
-      if (n === 0) this.inFlightByHost.delete(host);
-      else this.inFlightByHost.set(host, n);
+      const l = this.lanes.get(url.origin);
+      if (l !== undefined) {
+        l.inFlight--;
+        this.retire(l);
+      }
       if (this.o.discover !== undefined && outcome.response !== undefined) this.found(this.o.discover(slot.entry, url, outcome));
-      this.schedule();
+      this.hold(slot, outcome);
+      this.pump();
     });
   }
+
+  /** An answer that waits for its turn: its body counts against the memory budget, and beyond it goes to the spill. */
+  private hold(slot: Slot, outcome: FetchOutcome): void {
+    const body = outcome.response?.body;
+    if (body === undefined || slot === this.queue[this.head]) return;
+    const spill = this.o.spill;
+    if (spill !== undefined && this.held + body.length > (this.o.memoryBudget ?? DEFAULT_AHEAD_MEMORY)) {
+      slot.spilled = spill.put(body);
+      (outcome.response as FetchResponse).body = EMPTY;
+      return;
+    }
+    slot.held = body.length;
+    this.held += body.length;
+  }
+
+  /** The outcome of a slot handed out, its body read back when it was spilled. */
+  private restore(slot: Slot, outcome: FetchOutcome): FetchOutcome {
+    const response = outcome.response;
+    if (response === undefined) return outcome;
+    if (slot.spilled !== undefined) {
+      response.body = (this.o.spill as BodySpill).take(slot.spilled);
+      slot.spilled = undefined;
+    } else if (slot.held !== undefined) {
+      this.held -= slot.held;
+      slot.held = undefined;
+    }
+    return outcome;
+  }
+
+  // The heap of lanes, by readyAt.
+
+  private pop(): void {
+    this.remove(this.heap[0] as Lane);
+  }
+
+  /** Takes a lane out of the heap. */
+  private remove(lane: Lane): void {
+    const i = lane.at;
+    const last = this.heap.pop() as Lane;
+    lane.at = -1;
+    if (last !== lane) {
+      this.heap[i] = last;
+      last.at = i;
+      this.down(i);
+      this.up(last.at);
+    }
+  }
+
+  private up(i: number): void {
+    const h = this.heap;
+    const lane = h[i] as Lane;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const parent = h[p] as Lane;
+      if (parent.readyAt <= lane.readyAt) break;
+      h[i] = parent;
+      parent.at = i;
+      i = p;
+    }
+    h[i] = lane;
+    lane.at = i;
+  }
+
+  private down(i: number): void {
+    const h = this.heap;
+    const n = h.length;
+    const lane = h[i] as Lane;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && (h[r] as Lane).readyAt < (h[l] as Lane).readyAt ? r : l;
+      const child = h[c] as Lane;
+      if (child.readyAt >= lane.readyAt) break;
+      h[i] = child;
+      child.at = i;
+      i = c;
+    }
+    h[i] = lane;
+    lane.at = i;
+  }
 }
+
+const EMPTY = Buffer.alloc(0);

@@ -93,7 +93,7 @@ export class StoreRobots {
     timing.take(claim);
     const result = await policy.fetch(claim.url, claim.origin);
     if (this.o.signal.aborted && !('status' in result)) {
-      await store.release(claim); // stopped before (or while) asking: not an answer
+      await store.release(claim, timing.startedAt(claim, before)); // stopped before (or while) asking: not an answer, but a request sent counts
       return undefined;
     }
     const answer = 'status' in result ? policy.stored(result.status, result.body) : { status: 0, body: '' };

@@ -175,7 +175,8 @@ export class Worker {
     const entry: FrontierEntry = claim.attempts === 0 ? { key: claim.key, url: claim.url, depth: claim.depth } : { key: claim.key, url: claim.url, depth: claim.depth, attempts: claim.attempts };
     const visit = await path.visit(entry);
     if (visit.end === 'aborted') {
-      await store.release(claim);
+      // A request already sent still counts for the host's next turn.
+      await store.release(claim, this.timing.startedAt(claim, before));
       return undefined;
     }
     const done = visit.end === 'done' ? visit : undefined;

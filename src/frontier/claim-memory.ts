@@ -208,13 +208,13 @@ export class MemoryClaimStore implements ClaimStore {
     if (host === undefined) return lostLease(c);
     let documentId: number | undefined;
     if (claim.kind === 'robots') {
-      if (host.robotsState !== 1 || host.reservedBy !== claim.token) return lostLease(c);
+      if (host.robotsState !== 1 || host.reservedBy !== claim.token) return this.lost(host, c);
       host.robotsState = 2;
       host.robots = c.robots?.answer ?? { status: 0, body: '' };
       host.delayMs = c.robots?.delayMs ?? host.delayMs;
     } else {
       const row = this.claimed.get(claim.id);
-      if (row === undefined || row.token !== claim.token) return lostLease(c);
+      if (row === undefined || row.token !== claim.token) return this.lost(host, c);
       if (isRetry(c)) {
         // Back to waiting, behind every URL waiting now.
         this.claimed.delete(row.id);
@@ -243,6 +243,12 @@ export class MemoryClaimStore implements ClaimStore {
     return { ok: true, documentId, added };
   }
 
+  /** A completion whose lease was lost: nothing is recorded but its request start, which the host's next request waits from. */
+  private lost(host: Host, c: Completion): CompletionResult {
+    host.nextFetchAt = startedLater(host, c.startedAt, c.host?.intervalMs);
+    return lostLease(c);
+  }
+
   async published(claim: Claim): Promise<void> {
     this.publish(claim);
   }
@@ -254,9 +260,10 @@ export class MemoryClaimStore implements ClaimStore {
     row.state = DONE;
   }
 
-  async release(claim: Claim): Promise<void> {
+  async release(claim: Claim, startedAt?: number): Promise<void> {
     const host = this.hosts.get(claim.origin);
     if (host === undefined) return;
+    host.nextFetchAt = startedLater(host, startedAt, undefined);
     if (claim.kind === 'robots') {
       if (host.robotsState === 1 && host.reservedBy === claim.token) host.robotsState = 0;
     } else {
@@ -285,6 +292,11 @@ export class MemoryClaimStore implements ClaimStore {
     if (this.config === undefined) throw new CrawlerError('ERR_STATE', 'the shared frontier is not open');
     return this.config;
   }
+}
+
+/** The host's next fetch time given a request start under a claim that no longer holds it: only ever later. */
+function startedLater(host: Host, startedAt: number | undefined, intervalMs: number | undefined): number {
+  return startedAt === undefined ? host.nextFetchAt : Math.max(host.nextFetchAt, startedAt + (intervalMs ?? host.delayMs));
 }
 
 function shallowest(rows: readonly Row[], depth: number | undefined): Row | undefined {

@@ -19,12 +19,24 @@
  *   claimed queue row; the seen keys (insert-only table, keys sorted); new
  *   host rows (origins sorted); its own host row; the document counter last,
  *   so the one row every saved page needs is held for the shortest time
- *   (after it, only its own queue row again, which it holds already).
- * - pc_published locks only its own queue row; pc_claim publishing first
- *   locks it before anything else, holding nothing while it does.
+ *   (after it, only its own queue row again, which it holds already, and
+ *   its own pc_done row, a key no other call writes). A completion whose
+ *   lease was lost still moves its host's next fetch time (pc_started),
+ *   after its queue row, as any completion does.
+ * - pc_published locks only its own queue row (and its own pc_done row);
+ *   pc_claim publishing first locks it before anything else, holding
+ *   nothing while it does. pc_release: its queue row, then its host row.
  * - Expired leases are reaped only when no host is ready, `SKIP LOCKED`
  *   too: a claim that published a row holds it, so a reaper that waited for
  *   rows could wait for a claim that waits for it.
+ *
+ * Every call is safe to make again after a lost connection (the store does,
+ * pg-faults.ts), whether or not its first try committed: tokens are minted
+ * by the workers (blocks of pc_token_block_seq), so a claim made again with
+ * its token and `p_redo` returns the claim its first try made;
+ * pc_robots_for likewise; pc_complete answers from pc_done what its token's
+ * completion answered (a saved page's document ID, the links it added);
+ * pc_published and pc_release change only rows their token still holds.
  *
  * There is no foreign key from the queue to the hosts (it would lock host
  * rows on every insert), and de-duplication is its own insert-only table, so
@@ -32,7 +44,9 @@
  */
 
 /** Bumped when the tables change: a crawl made by another version is refused. */
-export const PG_SCHEMA_VERSION = 4; // 4: pc_queue.attempts, pc_hosts.streak (shared retries and back-off)
+// 4: pc_queue.attempts, pc_hosts.streak (shared retries and back-off);
+// 5: tokens minted by the workers in blocks, pc_done (calls safe to redo after a lost connection).
+export const PG_SCHEMA_VERSION = 5;
 
 /**
  * A fingerprint of PG_SCHEMA's text (FNV-1a, 32 bits, hex), kept as the
@@ -56,7 +70,12 @@ CREATE TABLE IF NOT EXISTS pc_crawl (
   robots boolean NOT NULL,
   last_doc bigint NOT NULL DEFAULT 0
 );
-CREATE SEQUENCE IF NOT EXISTS pc_token_seq;
+-- Lease tokens: each worker takes a block of 1024 and mints its own, so a call it makes again
+-- after a lost connection carries the same token and finds what its first try did.
+CREATE SEQUENCE IF NOT EXISTS pc_token_block_seq INCREMENT BY 1024 START WITH 1024;
+-- What each completion answered, by its token: a completion made again after a lost
+-- connection (it may have committed) answers the same, and does nothing twice.
+CREATE TABLE IF NOT EXISTS pc_done (token bigint PRIMARY KEY, doc bigint, inserted text[] NOT NULL);
 CREATE TABLE IF NOT EXISTS pc_seen (key text PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS pc_hosts (
   id bigserial PRIMARY KEY,
@@ -84,6 +103,9 @@ CREATE TABLE IF NOT EXISTS pc_queue (
   attempts int NOT NULL DEFAULT 0            -- tries given up for a retry
 );
 CREATE INDEX IF NOT EXISTS pc_queue_waiting ON pc_queue (host_id, depth, id) WHERE state = 0;
+-- The host's next allowed time: a claim looks only at the hosts whose turn has come (an index range),
+-- not at every host of the crawl.
+CREATE INDEX IF NOT EXISTS pc_hosts_next ON pc_hosts (next_fetch_at);
 CREATE INDEX IF NOT EXISTS pc_queue_claimed ON pc_queue (lease_until) WHERE state = 1;
 CREATE INDEX IF NOT EXISTS pc_queue_open ON pc_queue (depth) WHERE state < 2;
 
@@ -126,8 +148,15 @@ DO $$ BEGIN
   END IF;
 END $$;
 DROP FUNCTION IF EXISTS pc_complete(text, bigint, bigint, text, double precision, boolean, text[], text[], int[], text[], int, text, double precision);
+-- Version 4's (the server minted the tokens; release knew no request start).
+DROP FUNCTION IF EXISTS pc_claim(double precision, boolean, double precision, bigint, bigint);
+DROP FUNCTION IF EXISTS pc_robots_for(text, int, double precision, double precision);
+DROP FUNCTION IF EXISTS pc_release(text, bigint, bigint, text);
 
-CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean, p_poll double precision, p_pub_id bigint, p_pub_token bigint)
+-- p_token is the caller's (see pc_token_block_seq); p_redo says this call is made again after a lost
+-- connection: the claim its first try made, if that committed, is returned again.
+CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean, p_poll double precision, p_pub_id bigint, p_pub_token bigint,
+  p_token bigint, p_redo boolean)
 RETURNS TABLE (kind text, id bigint, token bigint, origin text, key text, url text, depth int,
                delay_ms double precision, robots_status int, robots_body text, clock double precision, wait_ms double precision,
                attempts int, streak int, refusal text)
@@ -135,7 +164,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_now double precision := pc_now();
   v_floor int;
-  v_token bigint;
+  v_token bigint := p_token;
   v_reaped int;
   v_free double precision;
   v_skip bigint[] := '{}';
@@ -144,6 +173,17 @@ DECLARE
 BEGIN
   -- The caller's last saved page is in place (pc_published, without a round trip of its own).
   IF p_pub_id IS NOT NULL THEN PERFORM pc_published(p_pub_id, p_pub_token); END IF;
+  IF p_redo THEN
+    RETURN QUERY SELECT 'page'::text, q.id, q.token, ph.origin, q.key, q.url, q.depth, ph.delay_ms, ph.robots_status, ph.robots_body,
+        v_now, NULL::double precision, q.attempts, ph.streak, ph.refusal
+      FROM pc_queue q JOIN pc_hosts ph ON ph.id = q.host_id WHERE q.state = 1 AND q.token = p_token;
+    IF FOUND THEN RETURN; END IF;
+    RETURN QUERY SELECT 'robots'::text, ph.id, ph.reserved_by, ph.origin, ph.origin || '/robots.txt', ph.origin || '/robots.txt',
+        coalesce((SELECT min(q.depth) FROM pc_queue q WHERE q.host_id = ph.id AND q.state = 0), 0), ph.delay_ms, NULL::int, NULL::text,
+        v_now, NULL::double precision, 0, ph.streak, ph.refusal
+      FROM pc_hosts ph WHERE ph.robots_state = 1 AND ph.reserved_by = p_token;
+    IF FOUND THEN RETURN; END IF;
+  END IF;
   IF p_strict THEN SELECT min(q.depth) INTO v_floor FROM pc_queue q WHERE q.state < 2; END IF;
   FOR attempt IN 1..8 LOOP
     -- The ready host with the shallowest waiting URL (read only: the lock comes next).
@@ -177,7 +217,6 @@ BEGIN
         CONTINUE;
       END IF;
     END IF;
-    v_token := nextval('pc_token_seq');
     IF h.rstate <> 2 THEN
       -- The host's robots.txt comes first (also when an earlier robots claim's lease ran out).
       UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
@@ -220,7 +259,17 @@ RETURNS TABLE (ok boolean, doc bigint, inserted text[]) LANGUAGE plpgsql AS $$
 DECLARE
   v_new text[] := '{}';
   v_doc bigint;
+  v_done record;
 BEGIN
+  -- The claim's row first (as below), then what this token's completion answered, if it ran already:
+  -- a try whose connection dropped may have committed (or may still be committing: the lock waits for it).
+  IF p_kind = 'page' THEN
+    PERFORM 1 FROM pc_queue WHERE pc_queue.id = p_id FOR UPDATE;
+  ELSE
+    PERFORM 1 FROM pc_hosts WHERE pc_hosts.origin = p_origin FOR NO KEY UPDATE;
+  END IF;
+  SELECT d.doc, d.inserted INTO v_done FROM pc_done d WHERE d.token = p_token;
+  IF FOUND THEN RETURN QUERY SELECT true, v_done.doc, v_done.inserted; RETURN; END IF;
   IF p_kind = 'page' THEN
     -- A saved page stays claimed (under its lease) until pc_published: if the
     -- worker dies before its file is in place, the URL is claimed again, and
@@ -234,7 +283,11 @@ BEGIN
         WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1
         RETURNING pc_queue.doc INTO v_doc;
     END IF;
-    IF NOT FOUND THEN RETURN QUERY SELECT false, NULL::bigint, '{}'::text[]; RETURN; END IF;
+    IF NOT FOUND THEN
+      PERFORM pc_started(p_origin, p_started, p_interval);
+      RETURN QUERY SELECT false, NULL::bigint, '{}'::text[];
+      RETURN;
+    END IF;
     IF cardinality(p_keys) > 0 AND NOT (p_retry AND NOT p_saved) THEN v_new := pc_add(p_keys, p_urls, p_depths, p_origins); END IF;
     UPDATE pc_hosts SET
       next_fetch_at = greatest(next_fetch_at, p_started + coalesce(p_interval, delay_ms), p_paused),
@@ -247,19 +300,33 @@ BEGIN
       next_fetch_at = greatest(next_fetch_at, p_started + coalesce(p_interval, p_robots_delay), p_paused),
       streak = coalesce(p_streak, pc_hosts.streak), refusal = coalesce(pc_hosts.refusal, p_refusal), reserved_by = 0, reserved_until = '-Infinity'
       WHERE pc_hosts.origin = p_origin AND pc_hosts.robots_state = 1 AND pc_hosts.reserved_by = p_token;
-    IF NOT FOUND THEN RETURN QUERY SELECT false, NULL::bigint, '{}'::text[]; RETURN; END IF;
+    IF NOT FOUND THEN
+      PERFORM pc_started(p_origin, p_started, p_interval);
+      RETURN QUERY SELECT false, NULL::bigint, '{}'::text[];
+      RETURN;
+    END IF;
   END IF;
   IF p_saved AND p_kind = 'page' AND v_doc IS NULL THEN
     UPDATE pc_crawl SET last_doc = last_doc + 1 WHERE pc_crawl.id = 1 RETURNING last_doc INTO v_doc;
     UPDATE pc_queue SET doc = v_doc WHERE pc_queue.id = p_id; -- its row is locked already (first statement)
   END IF;
+  INSERT INTO pc_done (token, doc, inserted) VALUES (p_token, v_doc, v_new) ON CONFLICT DO NOTHING;
   RETURN QUERY SELECT true, v_doc, v_new;
 END $$;
+
+-- A request to the host started at p_started (the database's clock) under a claim that no longer
+-- holds it (its lease ran out, or it is given back): the host's next request still waits the
+-- interval from it. Only ever later, never earlier.
+CREATE OR REPLACE FUNCTION pc_started(p_origin text, p_started double precision, p_interval double precision) RETURNS void LANGUAGE sql AS $$
+  UPDATE pc_hosts SET next_fetch_at = greatest(next_fetch_at, p_started + coalesce(p_interval, delay_ms))
+    WHERE pc_hosts.origin = p_origin AND p_started IS NOT NULL
+$$;
 
 -- The robots.txt answer of a host a link leads to (its row made when new): the answer when known
 -- ('answer'), else a claim of it when the host is ready and free ('robots'), else a time to wait.
 -- It locks only that host's row, SKIP LOCKED, after an insert that waits for nothing it holds.
-CREATE OR REPLACE FUNCTION pc_robots_for(p_origin text, p_depth int, p_lease double precision, p_poll double precision)
+-- p_token is the caller's: a robots claim it already holds (its first try committed, its answer was lost) is returned again.
+CREATE OR REPLACE FUNCTION pc_robots_for(p_origin text, p_depth int, p_lease double precision, p_poll double precision, p_token bigint)
 RETURNS TABLE (kind text, id bigint, token bigint, robots_status int, robots_body text, delay_ms double precision,
                clock double precision, wait_ms double precision, streak int, refusal text)
 LANGUAGE plpgsql AS $$
@@ -267,15 +334,18 @@ DECLARE
   v_now double precision := pc_now();
   v_robots boolean;
   v_delay double precision;
-  v_token bigint;
   h record;
 BEGIN
   SELECT c.robots, c.delay_ms INTO v_robots, v_delay FROM pc_crawl c WHERE c.id = 1;
   INSERT INTO pc_hosts (origin, robots_state, delay_ms) VALUES (p_origin, CASE WHEN v_robots THEN 0 ELSE 2 END, v_delay)
     ON CONFLICT DO NOTHING;
   SELECT ph.id AS hid, ph.robots_state AS rstate, ph.robots_status AS rstatus, ph.robots_body AS rbody, ph.delay_ms AS hdelay,
-         ph.next_fetch_at AS nf, ph.reserved_until AS ru, ph.streak AS hstreak, ph.refusal AS hrefusal
+         ph.next_fetch_at AS nf, ph.reserved_until AS ru, ph.reserved_by AS rby, ph.streak AS hstreak, ph.refusal AS hrefusal
     INTO h FROM pc_hosts ph WHERE ph.origin = p_origin;
+  IF h.rstate = 1 AND h.rby = p_token THEN
+    RETURN QUERY SELECT 'robots'::text, h.hid, p_token, NULL::int, NULL::text, h.hdelay, v_now, NULL::double precision, h.hstreak, h.hrefusal;
+    RETURN;
+  END IF;
   IF h.rstate = 2 THEN
     RETURN QUERY SELECT 'answer'::text, h.hid, NULL::bigint, h.rstatus, h.rbody, h.hdelay, v_now, NULL::double precision, h.hstreak, h.hrefusal;
     RETURN;
@@ -284,9 +354,8 @@ BEGIN
     PERFORM 1 FROM pc_hosts ph WHERE ph.id = h.hid AND ph.robots_state <> 2 AND ph.reserved_until < v_now AND ph.next_fetch_at <= v_now
       FOR NO KEY UPDATE SKIP LOCKED;
     IF FOUND THEN
-      v_token := nextval('pc_token_seq');
-      UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
-      RETURN QUERY SELECT 'robots'::text, h.hid, v_token, NULL::int, NULL::text, h.hdelay, v_now, NULL::double precision, h.hstreak, h.hrefusal;
+      UPDATE pc_hosts SET robots_state = 1, reserved_by = p_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
+      RETURN QUERY SELECT 'robots'::text, h.hid, p_token, NULL::int, NULL::text, h.hdelay, v_now, NULL::double precision, h.hstreak, h.hrefusal;
       RETURN;
     END IF;
   END IF;
@@ -294,18 +363,22 @@ BEGIN
     CASE WHEN h.ru < v_now AND h.nf > v_now THEN h.nf - v_now ELSE p_poll END, NULL::int, NULL::text;
 END $$;
 
--- A saved page's file is in place: the URL is done.
+-- A saved page's file is in place: the URL is done (and its completion will not be made again).
 CREATE OR REPLACE FUNCTION pc_published(p_id bigint, p_token bigint) RETURNS void LANGUAGE sql AS $$
-  UPDATE pc_queue SET state = 2 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1
+  UPDATE pc_queue SET state = 2 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1;
+  DELETE FROM pc_done WHERE pc_done.token = p_token;
 $$;
 
-CREATE OR REPLACE FUNCTION pc_release(p_kind text, p_id bigint, p_token bigint, p_origin text) RETURNS void LANGUAGE plpgsql AS $$
+-- A claim given back; p_started, when its request was sent, still counts for the host's interval.
+CREATE OR REPLACE FUNCTION pc_release(p_kind text, p_id bigint, p_token bigint, p_origin text, p_started double precision)
+RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   IF p_kind = 'page' THEN
     UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1;
   ELSE
     UPDATE pc_hosts SET robots_state = 0 WHERE pc_hosts.origin = p_origin AND pc_hosts.robots_state = 1 AND pc_hosts.reserved_by = p_token;
   END IF;
+  PERFORM pc_started(p_origin, p_started, NULL);
   UPDATE pc_hosts SET reserved_by = 0, reserved_until = '-Infinity' WHERE pc_hosts.origin = p_origin AND pc_hosts.reserved_by = p_token;
 END $$;
 `;

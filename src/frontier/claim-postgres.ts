@@ -3,12 +3,20 @@
  * machine or many, run one crawl (`crawler --frontier postgresql://...`).
  * Each call is one round trip to a server-side function
  * (claim-postgres-sql.ts), and every time is the database's clock.
+ *
+ * A restart or failover of the database is waited out (pg-faults.ts): a
+ * call that lost its connection is made again, with back-off, until the
+ * database has been unreachable for `waitMs`. Each call is safe to make
+ * again whether or not its first try committed: this store mints the lease
+ * tokens (a block of them at a time), so the try after a lost connection
+ * carries the same token and the database answers what the first did.
  */
 // First: pg's load asks for `navigator` (pg-navigator.ts).
 import { returnNavigator } from './pg-navigator.js';
 import pg from 'pg';
 import { CrawlerError } from '../errors.js';
 import { PG_SCHEMA, PG_SCHEMA_STAMP, PG_SCHEMA_VERSION } from './claim-postgres-sql.js';
+import { databaseAddress, DEFAULT_FRONTIER_WAIT_MS, Reconnect } from './pg-faults.js';
 import {
   configMismatch,
   lostLease,
@@ -34,6 +42,21 @@ export function redactUrl(url: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/, '$1:***@');
 }
 
+/**
+ * A pg client whose connection may drop at any moment (a restart): its
+ * queries fail with the cause, and the store tries them again. The
+ * "Connection terminated unexpectedly" a client also emits when its socket
+ * closes can come while no one listens (pg-pool listens only while the
+ * client is idle or running a query), which would end the process: it is
+ * heard here and dropped, the failed query having said it already.
+ */
+class QuietClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
+
 interface ClaimRow {
   kind: string | null;
   id: string | null;
@@ -55,26 +78,73 @@ interface ClaimRow {
 export interface PostgresClaimStoreOptions {
   /** Connections kept (one per concurrent claim of this process, and one spare). */
   maxConnections?: number;
+  /** How long the database may be unreachable (a restart) before a call fails, ms (default DEFAULT_FRONTIER_WAIT_MS). */
+  waitMs?: number;
+  /** The worker's monotonic clock, for Claim.sentAt (default performance.now). */
+  now?: () => number;
+  /** Waits between tries after a lost connection (default a timer; tests pass their own). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Told when the database goes away and when it is back (one line each, for stderr). */
+  onOutage?: (note: string) => void;
 }
+
+/** Tokens a worker mints from one block of pc_token_block_seq (its INCREMENT). */
+const TOKEN_BLOCK = 1024;
 
 export class PostgresClaimStore implements ClaimStore {
   private readonly pool: pg.Pool;
   private readonly where: string;
+  private readonly reconnect: Reconnect;
+  private readonly now: () => number;
+  /** The rest of this worker's block of lease tokens: next to mint, and the end. */
+  private tokens = { next: 0, end: 0 };
 
   constructor(connectionString: string, options: PostgresClaimStoreOptions = {}) {
     this.where = redactUrl(connectionString);
-    this.pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 4, connectionTimeoutMillis: 10_000 });
+    this.now = options.now ?? (() => performance.now());
+    this.pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 4, connectionTimeoutMillis: 10_000, Client: QuietClient });
     // An idle connection that drops (a server restart) must not crash the process; the next query reports it.
     this.pool.on('error', () => undefined);
+    this.reconnect = new Reconnect({
+      where: databaseAddress(connectionString),
+      waitMs: options.waitMs ?? DEFAULT_FRONTIER_WAIT_MS,
+      now: this.now,
+      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+      ...(options.onOutage === undefined ? {} : { onOutage: options.onOutage }),
+    });
   }
 
-  /** Runs one statement; a `name` makes it a prepared statement, parsed once per connection (the per-page calls). */
-  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = [], name?: string): Promise<pg.QueryResult<R>> {
+  /**
+   * Runs one statement, again after a lost connection (it must be safe to
+   * redo: see the file comment); a `name` makes it a prepared statement,
+   * parsed once per connection (the per-page calls). `values` may depend on
+   * the try (0 first).
+   */
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] | ((attempt: number) => unknown[]) = [], name?: string): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(name === undefined ? { text, values } : { name, text, values });
+      return await this.reconnect.run((attempt) => {
+        const v = typeof values === 'function' ? values(attempt) : values;
+        return this.pool.query<R>(name === undefined ? { text, values: v } : { name, text, values: v });
+      });
     } catch (err) {
       throw this.wrap(err);
     }
+  }
+
+  /** A lease token of this worker's own (unique across the crawl: its block is). */
+  private async mintToken(): Promise<number> {
+    if (this.tokens.next >= this.tokens.end) {
+      const r = await this.query<{ block: string }>("SELECT nextval('pc_token_block_seq') AS block");
+      this.takeBlock(r.rows[0]?.block);
+    }
+    return this.tokens.next++;
+  }
+
+  /** Mints tokens from `block` (a value of pc_token_block_seq) from now on. */
+  private takeBlock(block: string | undefined): void {
+    const first = Number(block);
+    if (!Number.isSafeInteger(first) || first <= 0) throw new CrawlerError('ERR_STATE', `frontier database ${this.where} gave no token block`);
+    this.tokens = { next: first, end: first + TOKEN_BLOCK };
   }
 
   private wrap(err: unknown): CrawlerError {
@@ -83,12 +153,17 @@ export class PostgresClaimStore implements ClaimStore {
   }
 
   async open(config: ClaimCrawlConfig): Promise<{ created: boolean }> {
-    let client: pg.PoolClient;
+    // Made again after a lost connection: a first try that committed made the crawl, and this one joins it.
     try {
-      client = await this.pool.connect();
+      return await this.reconnect.run(() => this.openOnce(config));
     } catch (err) {
       throw this.wrap(err);
     }
+  }
+
+  private async openOnce(config: ClaimCrawlConfig): Promise<{ created: boolean }> {
+    const client = await this.pool.connect();
+    let broken = false;
     try {
       await client.query('BEGIN');
       // Workers starting together: one creates the schema and the crawl, the others wait and join.
@@ -107,9 +182,11 @@ export class PostgresClaimStore implements ClaimStore {
         await client.query(PG_SCHEMA);
         await client.query(`COMMENT ON TABLE pc_crawl IS '${PG_SCHEMA_STAMP}'`);
       }
-      const found = await client.query<{ seed_key: string; max_depth: number; delay_ms: number; robots: boolean }>(
-        'SELECT seed_key, max_depth, delay_ms, robots FROM pc_crawl WHERE id = 1',
+      const found = await client.query<{ seed_key: string; max_depth: number; delay_ms: number; robots: boolean; block: string }>(
+        "SELECT seed_key, max_depth, delay_ms, robots, nextval('pc_token_block_seq') AS block FROM pc_crawl WHERE id = 1",
       );
+      // This worker's first block of tokens (no round trip of its own before the first claim).
+      if (found.rows[0] !== undefined) this.takeBlock(found.rows[0].block);
       const row = found.rows[0];
       if (row !== undefined) {
         await client.query('COMMIT');
@@ -126,17 +203,20 @@ export class PostgresClaimStore implements ClaimStore {
         config.robots,
       ]);
       const s = config.seed;
-      await client.query('SELECT pc_add($1, $2, $3, $4)', [[s.key], [s.url], [s.depth], [s.origin]]);
+      const block = await client.query<{ block: string }>("SELECT pc_add($1, $2, $3, $4), nextval('pc_token_block_seq') AS block", [[s.key], [s.url], [s.depth], [s.origin]]);
+      this.takeBlock(block.rows[0]?.block);
       await client.query('COMMIT');
       return { created: true };
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.wrap(err);
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      throw err;
     } finally {
-      client.release();
+      // A connection that failed is not given back to the pool for the next try.
+      client.release(broken);
     }
   }
 
+  /** (Made again after a lost connection, keys its first try inserted are told as duplicates: the worker adds links only through `complete`.) */
   async add(entries: readonly ClaimEntry[]): Promise<boolean[]> {
     if (entries.length === 0) return [];
     const r = await this.query<{ pc_add: string[] }>('SELECT pc_add($1, $2, $3, $4)', columns(entries), 'pc_add');
@@ -144,9 +224,14 @@ export class PostgresClaimStore implements ClaimStore {
   }
 
   async claim(options: ClaimOptions, published?: Claim): Promise<ClaimResult> {
+    const token = await this.mintToken();
+    let sentAt = 0;
     const r = await this.query<ClaimRow>(
-      'SELECT * FROM pc_claim($1, $2, $3, $4, $5)',
-      [options.leaseMs, options.strictBfs, POLL_WAIT_MS, published?.id ?? null, published?.token ?? null],
+      'SELECT * FROM pc_claim($1, $2, $3, $4, $5, $6, $7)',
+      (attempt) => {
+        sentAt = this.now();
+        return [options.leaseMs, options.strictBfs, POLL_WAIT_MS, published?.id ?? null, published?.token ?? null, token, attempt > 0];
+      },
       'pc_claim',
     );
     const row = r.rows[0];
@@ -164,6 +249,7 @@ export class PostgresClaimStore implements ClaimStore {
         delayMs: row.delay_ms as number,
         robots: row.robots_status === null ? undefined : { status: row.robots_status, body: row.robots_body ?? '' },
         clock: row.clock,
+        sentAt,
         attempts: row.attempts ?? 0,
         streak: row.streak ?? 0,
         refusal: row.refusal ?? undefined,
@@ -188,10 +274,19 @@ export class PostgresClaimStore implements ClaimStore {
   }
 
   async robotsFor(origin: string, depth: number, options: ClaimOptions): Promise<RobotsResult> {
+    const token = await this.mintToken();
+    let sentAt = 0;
     const r = await this.query<{
       kind: string | null; id: string | null; token: string | null; robots_status: number | null; robots_body: string | null;
       delay_ms: number | null; clock: number; wait_ms: number | null; streak: number | null; refusal: string | null;
-    }>('SELECT * FROM pc_robots_for($1, $2, $3, $4)', [origin, depth, options.leaseMs, POLL_WAIT_MS], 'pc_robots_for');
+    }>(
+      'SELECT * FROM pc_robots_for($1, $2, $3, $4, $5)',
+      () => {
+        sentAt = this.now();
+        return [origin, depth, options.leaseMs, POLL_WAIT_MS, token];
+      },
+      'pc_robots_for',
+    );
     const row = r.rows[0];
     if (row === undefined || row.kind === null) return { waitMs: clampWait(row?.wait_ms ?? POLL_WAIT_MS) };
     if (row.kind === 'answer') return { answer: { status: row.robots_status ?? 0, body: row.robots_body ?? '' } };
@@ -199,7 +294,7 @@ export class PostgresClaimStore implements ClaimStore {
     return {
       claim: {
         kind: 'robots', id: Number(row.id), token: Number(row.token), origin, key: url, url, depth, delayMs: row.delay_ms ?? 0,
-        robots: undefined, clock: row.clock, attempts: 0, streak: row.streak ?? 0, refusal: row.refusal ?? undefined,
+        robots: undefined, clock: row.clock, sentAt, attempts: 0, streak: row.streak ?? 0, refusal: row.refusal ?? undefined,
       },
     };
   }
@@ -208,8 +303,8 @@ export class PostgresClaimStore implements ClaimStore {
     await this.query('SELECT pc_published($1, $2)', [claim.id, claim.token], 'pc_published');
   }
 
-  async release(claim: Claim): Promise<void> {
-    await this.query('SELECT pc_release($1, $2, $3, $4)', [claim.kind, claim.id, claim.token, claim.origin], 'pc_release');
+  async release(claim: Claim, startedAt?: number): Promise<void> {
+    await this.query('SELECT pc_release($1, $2, $3, $4, $5)', [claim.kind, claim.id, claim.token, claim.origin, startedAt ?? null], 'pc_release');
   }
 
   async lastDocumentId(): Promise<number> {
@@ -218,6 +313,7 @@ export class PostgresClaimStore implements ClaimStore {
   }
 
   async close(): Promise<void> {
+    this.reconnect.close();
     await this.pool.end().catch(() => undefined);
   }
 }

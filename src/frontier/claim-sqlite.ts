@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS queue (
   state INTEGER NOT NULL DEFAULT 0, token INTEGER NOT NULL DEFAULT 0, lease_until REAL NOT NULL DEFAULT 0, doc INTEGER,
   attempts INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS queue_waiting ON queue (host_id, depth, id) WHERE state = 0;
+CREATE INDEX IF NOT EXISTS hosts_next ON hosts (next_fetch_at);
 CREATE INDEX IF NOT EXISTS queue_claimed ON queue (lease_until) WHERE state = 1;
 CREATE INDEX IF NOT EXISTS queue_open ON queue (depth) WHERE state < 2;
 `;
@@ -146,6 +147,9 @@ export class SqliteClaimStore implements ClaimStore {
         WHERE origin = @origin AND robots_state = 1 AND reserved_by = @token`),
       robotsBack: p('UPDATE hosts SET robots_state = 0 WHERE origin = ? AND robots_state = 1 AND reserved_by = ?'),
       unreserve: p('UPDATE hosts SET reserved_by = 0, reserved_until = 0 WHERE origin = ? AND reserved_by = ?'),
+      // A request start under a claim that no longer holds the host (a lost lease, a release): the next request waits from it.
+      started: p(`UPDATE hosts SET next_fetch_at = max(next_fetch_at, @started + coalesce(@interval, delay_ms))
+        WHERE origin = @origin AND @started IS NOT NULL`),
       doc: p('UPDATE crawl SET last_doc = last_doc + 1 WHERE id = 1 RETURNING last_doc').pluck(),
       lastDoc: p('SELECT last_doc FROM crawl WHERE id = 1').pluck(),
     };
@@ -258,24 +262,28 @@ export class SqliteClaimStore implements ClaimStore {
     return this.tx((): CompletionResult => {
       const started = c.startedAt ?? null;
       const timing = { started, interval: c.host?.intervalMs ?? null, paused: c.host?.pausedUntil ?? null, streak: c.host?.streak ?? null, refusal: c.host?.refusal ?? null };
+      const lost = (): CompletionResult => {
+        this.stmt('started').run({ origin: claim.origin, started, interval: timing.interval });
+        return lostLease(c);
+      };
       let added: boolean[] = [];
       let documentId: number | undefined;
       if (claim.kind === 'page') {
         if (isRetry(c)) {
-          if (this.stmt('pageRetry').run(claim.id, claim.token).changes === 0) return lostLease(c);
+          if (this.stmt('pageRetry').run(claim.id, claim.token).changes === 0) return lost();
         } else if (c.saved) {
           const row = this.stmt('pageSaved').get(claim.id, claim.token) as { doc: number | null } | undefined;
-          if (row === undefined) return lostLease(c);
+          if (row === undefined) return lost();
           documentId = row.doc ?? (this.stmt('doc').get() as number);
           if (row.doc === null) this.stmt('pageDoc').run(documentId, claim.id);
         } else if (this.stmt('pageDone').run(claim.id, claim.token).changes === 0) {
-          return lostLease(c);
+          return lost();
         }
         added = isRetry(c) ? c.links.map(() => false) : this.addUnlocked(c.links);
         this.stmt('hostDone').run({ ...timing, token: claim.token, origin: claim.origin });
       } else {
         const r = c.robots ?? { answer: { status: 0, body: '' }, delayMs: claim.delayMs };
-        if (this.stmt('robotsDone').run({ status: r.answer.status, body: r.answer.body, delay: r.delayMs, ...timing, origin: claim.origin, token: claim.token }).changes === 0) return lostLease(c);
+        if (this.stmt('robotsDone').run({ status: r.answer.status, body: r.answer.body, delay: r.delayMs, ...timing, origin: claim.origin, token: claim.token }).changes === 0) return lost();
       }
       return { ok: true, documentId, added };
     });
@@ -285,10 +293,11 @@ export class SqliteClaimStore implements ClaimStore {
     this.tx(() => this.stmt('pageDone').run(claim.id, claim.token));
   }
 
-  async release(claim: Claim): Promise<void> {
+  async release(claim: Claim, startedAt?: number): Promise<void> {
     this.tx(() => {
       if (claim.kind === 'page') this.stmt('pageBack').run(claim.id, claim.token);
       else this.stmt('robotsBack').run(claim.origin, claim.token);
+      this.stmt('started').run({ origin: claim.origin, started: startedAt ?? null, interval: null });
       this.stmt('unreserve').run(claim.origin, claim.token);
     });
   }

@@ -76,6 +76,14 @@ export interface Claim {
   robots: StoredRobots | undefined;
   /** The store's clock when the claim was made, in ms. */
   clock: number;
+  /**
+   * For a store across a network: the worker's monotonic clock (the
+   * worker's Clock, performance.now() for the real one) just before the
+   * call that made this claim was sent, the try that succeeded when a lost
+   * connection made the store try again. Absent: the worker's own reading
+   * before it asked (see storeTime).
+   */
+  sentAt?: number;
   /** Tries of this URL made before and given up for a later retry (0 for `robots`). */
   attempts: number;
   /** The host's consecutive push-backs (429, 5xx, timeouts, resets) across all workers: its back-off. */
@@ -165,7 +173,8 @@ export interface ClaimStore {
   claim(options: ClaimOptions, published?: Claim): Promise<ClaimResult>;
   /**
    * Ends a claim (see Completion). A completion after the lease was lost is
-   * refused (`ok` false). A saved page's claim stays out (under its lease)
+   * refused (`ok` false); its `startedAt` still counts for the host (the
+   * request was sent: the host's next one waits the interval from it). A saved page's claim stays out (under its lease)
    * until `published`; if the lease runs out first, the URL is claimed again
    * and that claim's saved completion gets the same document ID.
    */
@@ -180,8 +189,13 @@ export interface ClaimStore {
    * or the host is not ready, a time to wait before asking again.
    */
   robotsFor(origin: string, depth: number, options: ClaimOptions): Promise<RobotsResult>;
-  /** Gives a claim back unfetched (a stop signal): the URL waits again, and the host is free. */
-  release(claim: Claim): Promise<void>;
+  /**
+   * Gives a claim back (a stop signal): the URL waits again, and the host is
+   * free. `startedAt`, when a request was sent under the claim (in the
+   * store's time), still counts: the host's next request waits its
+   * interval from it, as after a completion.
+   */
+  release(claim: Claim, startedAt?: number): Promise<void>;
   /** The highest document ID taken so far. */
   lastDocumentId(): Promise<number>;
   /** Releases the connection or file. */
@@ -220,12 +234,18 @@ export function robotsUrlOf(origin: string): string {
   return `${origin}/robots.txt`;
 }
 
-/** Turns a local monotonic time into the store's clock, given the claim made after `localBefore`. */
+/**
+ * Turns a local monotonic time into the store's clock, given the claim made
+ * after `localBefore` (the worker's reading before it asked for the claim).
+ */
 export function storeTime(claim: Claim, localBefore: number, localAt: number): number {
-  // localBefore was read before the claim was sent, so the store's clock read
-  // later than it: this over-estimates, and an over-estimated request start
-  // only makes the next one to the host later, never earlier.
-  return claim.clock + (localAt - localBefore);
+  // The call was sent after localBefore (and after claim.sentAt, when the
+  // store says when it sent the try that succeeded), so the store's clock
+  // read later than either: this over-estimates, and an over-estimated
+  // request start only makes the next one to the host later, never earlier.
+  // sentAt keeps the estimate close when the call waited out a lost connection.
+  const sent = claim.sentAt === undefined ? localBefore : Math.max(localBefore, claim.sentAt);
+  return claim.clock + (localAt - sent);
 }
 
 /** A wait as `claim` asks for it: whole ms, at least 1, at most MAX_CLAIM_WAIT_MS. */

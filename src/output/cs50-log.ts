@@ -1,8 +1,9 @@
 /**
  * crawler's log on stdout. The CS50 reference format is C's
  * `printf("%2d %*s%9s: %s\n", depth, depth, "", word, url)`; ours adds the
- * reason after the URL of a `Failed` line. `--json` prints one object per
- * event instead; `--quiet` prints nothing. Lines are gathered per page and
+ * reason, in parentheses, after the URL of a `Failed` line. `--json`
+ * prints one object per event instead, its reason without the parentheses
+ * (`"reason":"HTTP 404"`); `--quiet` prints nothing. Lines are gathered per page and
  * written before the next request, so a reader sees each page's lines as
  * soon as the page is done, at one write per page instead of one per line.
  */
@@ -10,6 +11,15 @@ import { printable } from './terminal-text.js';
 import type { CliIo } from '../program-io.js';
 
 export type LogMode = 'cs50' | 'json' | 'quiet';
+
+/**
+ * A Failed line's reason without the log's parentheses: "(HTTP 404)" is
+ * "HTTP 404", for the JSON log and the report; a reason not in parentheses
+ * is returned as it is.
+ */
+export function bareReason(reason: string | undefined): string | undefined {
+  return reason !== undefined && reason.length > 2 && reason.startsWith('(') && reason.endsWith(')') ? reason.slice(1, -1) : reason;
+}
 
 /** One CS50-format log line (without the newline). URL and reason go through `printable`. */
 export function formatCs50(depth: number, word: string, url: string, reason?: string): string {
@@ -27,7 +37,7 @@ export class CrawlLog {
   event(depth: number, word: string, url: string, reason?: string): void {
     if (this.mode === 'quiet') return;
     if (this.mode === 'json') {
-      this.buffer += JSON.stringify(reason === undefined ? { event: word, depth, url } : { event: word, depth, url, reason }) + '\n';
+      this.buffer += JSON.stringify(reason === undefined ? { event: word, depth, url } : { event: word, depth, url, reason: bareReason(reason) }) + '\n';
     } else {
       this.buffer += formatCs50(depth, word, url, reason) + '\n';
     }

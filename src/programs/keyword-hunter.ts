@@ -6,6 +6,8 @@
  * in OutputDir and searched, and the crawl stops at the first line holding
  * the keyword.
  */
+import { tmpdir } from 'node:os';
+import { FileBodySpill } from '../engine/body-spill.js';
 import { Crawl } from '../engine/crawl.js';
 import type { PagePolicy } from '../engine/page-path.js';
 import { REDIRECT_STATUSES } from '../engine/redirects.js';
@@ -176,6 +178,8 @@ async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings
     connectionsPerHost: settings.connectionsPerHost,
     // With --concurrency above 1, links of pages fetched ahead are found as the pages arrive.
     scanAhead: true,
+    // With --concurrency above 1, pages answered ahead of their turn wait on disk (OutputDir, or the temp folder).
+    spill: new FileBodySpill(outputDir ?? tmpdir()),
     outputRoom: io.stdoutRoom,
     onEvent,
   });

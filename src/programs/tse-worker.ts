@@ -20,11 +20,20 @@ import type { TseParts } from './tse-parts.js';
 import type { TseSettings } from './tse.js';
 import type { HttpUrl } from '../url/http-url.js';
 
-/** Opens the store a --frontier value names (its module is loaded only then: a private crawl never loads pg). */
-export async function openClaimStore(spec: string, lanes: number): Promise<ClaimStore> {
+/**
+ * Opens the store a --frontier value names (its module is loaded only then:
+ * a private crawl never loads pg). A PostgreSQL database may be unreachable
+ * (a restart) for `outage.waitMs` before a call fails; `outage.note` hears
+ * when it goes away and when it is back.
+ */
+export async function openClaimStore(spec: string, lanes: number, outage: { waitMs?: number; note?: (line: string) => void } = {}): Promise<ClaimStore> {
   if (/^postgres(ql)?:\/\//i.test(spec)) {
     const { PostgresClaimStore } = await import('../frontier/claim-postgres.js');
-    return new PostgresClaimStore(spec, { maxConnections: lanes + 1 });
+    return new PostgresClaimStore(spec, {
+      maxConnections: lanes + 1,
+      ...(outage.waitMs === undefined ? {} : { waitMs: outage.waitMs }),
+      ...(outage.note === undefined ? {} : { onOutage: outage.note }),
+    });
   }
   const sqlite = /^sqlite:(.+)$/i.exec(spec);
   if (sqlite !== null) {
@@ -38,7 +47,7 @@ export async function openClaimStore(spec: string, lanes: number): Promise<Claim
 export async function runTseWorker(p: TseParts, shared: NonNullable<TseSettings['shared']>): Promise<number> {
   let store: ClaimStore;
   try {
-    store = await openClaimStore(shared.spec, p.settings.concurrency);
+    store = await openClaimStore(shared.spec, p.settings.concurrency, { waitMs: shared.waitMs, note: (line) => p.io.stderr(`crawler: ${line}\n`) });
   } catch (err) {
     throw new CrawlerError('ERR_INVALID_OPTION', describeError(err), { hint: 'Usage: crawler [options] seedURL pageDirectory maxDepth (see --help)' });
   }

@@ -53,7 +53,7 @@ export interface TseSettings {
   resume: boolean;
   overwrite: boolean;
   /** Set for a worker of a shared crawl (`--frontier`). */
-  shared: { spec: string; leaseMs: number; strictBfs: boolean } | undefined;
+  shared: { spec: string; leaseMs: number; strictBfs: boolean; /** --frontier-wait: how long the database may be unreachable, ms. */ waitMs: number } | undefined;
   /** The crawl archive (`--warc`), if asked for. */
   archive?: ArchiveSettings | undefined;
   /** When a private crawl's page files get a thread of their own (--write-thread; default auto). */

@@ -1,13 +1,17 @@
 /**
  * The breadth-first tree of the crawl as nested <details>: each page with
- * its depth, status and (crawler) its ID, linked to its saved file
- * `pageDirectory/ID` by a path relative to the report. Cut past TREE_LIMIT
- * pages, and past CHILD_LIMIT children of one page, with a count. And
+ * its depth, status and (crawler, a saved page) its ID, linked to its saved
+ * file `pageDirectory/ID` by a path relative to the report. KeywordHunter's
+ * pages have no ID and no link (its files are named after their paths), and
+ * the legend above the tree says only what the tree of its program shows.
+ * Cut past TREE_LIMIT pages, and past CHILD_LIMIT children of one page,
+ * with a count. And
  * KeywordHunter's chain from StartURL to the page that held the keyword,
  * with the matching line.
  */
 import { dirname, relative, resolve, sep } from 'node:path';
-import { bareReason, MAX_CHILDREN, type PageNode, type ReportModel } from './report-model.js';
+import { bareReason } from '../output/cs50-log.js';
+import { MAX_CHILDREN, type PageNode, type ReportModel } from './report-model.js';
 import { esc, int, statusClass } from './html-text.js';
 
 export const TREE_LIMIT = 2000;
@@ -31,6 +35,13 @@ function label(p: PageNode, model: ReportModel, file: string): string {
   const why = p.id === undefined ? bareReason(p.failed) : undefined;
   const failed = why === undefined || why === `HTTP ${p.status}` ? '' : ` <span class="why">(${esc(why)})</span>`;
   return `<span class="d">${p.depth}</span> ${id}<span class="url">${esc(p.url)}</span> ${st}${failed}`;
+}
+
+/** What each line of the tree shows, for the program whose report it is: nothing it does not show. */
+function treeLegend(model: ReportModel): string {
+  const open = 'Open a page to see the pages found on it.';
+  if (model.run?.program === 'KeywordHunter') return `Each page requested, with its depth (StartURL is 1), its URL and its status. ${open}`;
+  return `Each page, with its depth, its ID if it was saved (#1, #2...: a link to its file in the page directory), its URL, and its status or why it failed. ${open}`;
 }
 
 export function renderTree(model: ReportModel, file: string): string {
@@ -65,7 +76,7 @@ export function renderTree(model: ReportModel, file: string): string {
     trees.push(node(r, 0));
   }
   const note = cutPages > 0 ? `<p class="more">The tree is cut at ${int(TREE_LIMIT)} pages: ${int(cutPages)} branches are not shown.</p>` : '';
-  return `<section id="tree"><h2>Breadth-first tree</h2><p class="note">Depth, ID (a link to the saved file), URL and status of every page; open a page to see the pages found on it.</p><ul class="tree">${trees.join('')}</ul>${note}</section>`;
+  return `<section id="tree"><h2>Breadth-first tree</h2><p class="note">${treeLegend(model)}</p><ul class="tree">${trees.join('')}</ul>${note}</section>`;
 }
 
 /** KeywordHunter: the chain of pages from StartURL to the one holding the keyword, and the line. */

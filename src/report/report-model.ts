@@ -7,6 +7,7 @@
  * page it was found on), and only MAX_CHILDREN of them per page: a crawl
  * that queues a million URLs does not hold a million pages here.
  */
+import { bareReason } from '../output/cs50-log.js';
 import { originOf, type ReportRecord, type RunInfo, type SkipReason } from './report-records.js';
 
 /** Links kept per page to place the pages they lead to in the tree; the rest are counted. */
@@ -242,11 +243,6 @@ function khFailure(p: PageNode): string | undefined {
   if (p.status === undefined) return undefined;
   if (p.status === 0) return p.error ?? 'no answer';
   return p.status === 200 || (p.status >= 300 && p.status < 400) ? undefined : `HTTP ${p.status}`;
-}
-
-/** A Failed line's reason without the log's parentheses: "(HTTP 404)" is "HTTP 404". */
-export function bareReason(reason: string | undefined): string | undefined {
-  return reason !== undefined && reason.length > 2 && reason.startsWith('(') && reason.endsWith(')') ? reason.slice(1, -1) : reason;
 }
 
 export { originOf };

@@ -367,6 +367,35 @@ for (const [name, make, skip] of factories) {
       assert.equal((await b.complete(r2, done({ robots: { answer: { status: 404, body: '' }, delayMs: 0 } }))).ok, true);
     });
 
+    test('a request sent under a lease that ran out, or under a claim given back, still holds the host for its interval', { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config({ delayMs: 400 }));
+      const late = page(await a.claim({ leaseMs: 50, strictBfs: false }));
+      await sleep(80);
+      const taken = page(await b.claim(opts));
+      assert.equal(taken.key, late.key, 'the lease ran out: another worker has the URL');
+      // The slow worker's request left just now, under the lost lease: the completion is refused, its start is not.
+      const refused = await a.complete(late, done({ startedAt: taken.clock, saved: true }));
+      assert.equal(refused.ok, false);
+      // The new holder sends nothing (say the page is disallowed): the host is free, but not ready.
+      await b.complete(taken, done());
+      await a.add([e(A, '/1', 1)]);
+      const w = await b.claim(opts);
+      assert.ok('waitMs' in w, `claimed within the interval of a request sent under a lost lease: ${JSON.stringify(w)}`);
+      await sleep(450);
+      const next = page(await b.claim(opts));
+      assert.ok(next.clock >= taken.clock + 400, `claimed ${next.clock - taken.clock} ms after that request`);
+      // Given back after its request was sent (a stop while its links were judged): the start counts.
+      await b.release(next, next.clock);
+      const w2 = await a.claim(opts);
+      assert.ok('waitMs' in w2, `claimed within the interval of a request sent under a released claim: ${JSON.stringify(w2)}`);
+      // Given back with no request sent: the host is free at once.
+      await sleep(450);
+      const third = page(await a.claim(opts));
+      await a.release(third);
+      assert.ok('claim' in (await b.claim(opts)), 'a claim given back unfetched holds nothing');
+    });
+
     test('release gives a claim back: the URL waits again and the host is free', { skip }, async () => {
       const { a, b } = await make();
       await a.open(config({ delayMs: 1000 }));

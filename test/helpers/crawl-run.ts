@@ -33,6 +33,9 @@ export interface CrawlSetup {
   scanAhead?: boolean;
   fetchNext?: boolean;
   signal?: AbortSignal;
+  /** Where pages answered ahead wait (CrawlOptions.spill), and the memory before it is used. */
+  spill?: import('../../src/engine/body-spill.js').BodySpill;
+  aheadMemory?: number;
   /** The output's room (CrawlOptions.outputRoom). */
   outputRoom?: () => Promise<void> | undefined;
   /** Told each page as it reaches the policy, with the politeness (whose `sent` are the requests written so far). */
@@ -134,6 +137,8 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
       ...(o.fetchNext === undefined ? {} : { fetchNext: o.fetchNext }),
       ...(o.signal === undefined ? {} : { signal: o.signal }),
       ...(o.outputRoom === undefined ? {} : { outputRoom: o.outputRoom }),
+      ...(o.spill === undefined ? {} : { spill: o.spill }),
+      ...(o.aheadMemory === undefined ? {} : { aheadMemory: o.aheadMemory }),
     });
     return { summary: await crawl.run(), ...out };
   } finally {

@@ -25,7 +25,7 @@ export const REPLAYWEBPAGE_DIR: string | undefined = (() => {
 
 /** Why replay tests are skipped here, or undefined when ReplayWeb.page is installed. */
 export const replaySkipReason: string | undefined =
-  REPLAYWEBPAGE_DIR === undefined ? 'replay tests need npm replaywebpage 2.5.3 (a devDependency: npm ci installs it)' : undefined;
+  REPLAYWEBPAGE_DIR === undefined ? 'replay tests need npm replaywebpage 2.4.6 (a devDependency: npm ci installs it)' : undefined;
 
 export interface ReplayServer {
   origin: string;

@@ -1,7 +1,7 @@
 /**
  * Replay in a real browser (issue 14): a WACZ made by writeCdxj + writeWacz
  * from WARCs of a loopback test site opens in ReplayWeb.page (npm
- * replaywebpage 2.5.3, served on loopback) in headless chromium, and each
+ * replaywebpage 2.4.6, served on loopback) in headless chromium, and each
  * replayed page has the title and text of the live one. The live site is
  * closed before replay, so every byte replayed came out of the WACZ; the
  * `dup.html` capture is a revisit record, which replays only if the index
