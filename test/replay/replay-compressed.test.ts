@@ -4,8 +4,8 @@
  * with their Content-Encoding; ReplayWeb.page in headless chromium decodes
  * them and shows each page with the live page's title and text (the live
  * site closed first, so every byte replayed came out of the WACZ).
- * ReplayWeb.page 2.5.3 decodes one coding only: a page sent in two
- * (`gzip, br`), which the crawler decodes, replays as bytes (see README).
+ * ReplayWeb.page (2.4.6, 2.5.3 alike) decodes one coding only: a page sent
+ * in two (`gzip, br`), which the crawler decodes, replays as bytes (README).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
