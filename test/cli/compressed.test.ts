@@ -118,3 +118,24 @@ test('KeywordHunter --compressed finds a keyword that only the decoded br body h
   assert.equal(sent.get('/br.html')?.coding, 'br');
   assert.equal(readFileSync(join(out, 'br.html'), 'utf8'), PAGES['/br.html']?.html);
 });
+
+test('crawler --compressed --sitemaps: robots.txt (gzip) names a sitemap sent in br; the page only it names is saved, decoded', async (t) => {
+  const table = new Map<string, Route>();
+  const s = await startSite(table);
+  t.after(() => s.close());
+  const o = s.origin;
+  const urlset = `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${o}/hidden.html</loc></url></urlset>`;
+  table.set('/robots.txt', negotiated(`User-agent: *\nSitemap: ${o}/sitemap.xml\n`, 'gzip', undefined, 'text/plain'));
+  table.set('/sitemap.xml', negotiated(urlset, 'br', undefined, 'application/xml'));
+  table.set('/', negotiated(page('home'), 'gzip'));
+  table.set('/hidden.html', negotiated(page('hidden', [], '<p>only the sitemap names me</p>'), 'br'));
+  const dir = temp();
+  const r = await crawl(['--delay', '0', '--compressed', '--sitemaps', `${o}/`, dir, '1']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(readPages(dir).map((p) => [p.url, p.body.toString('utf8')]), [
+    [`${o}/`, page('home')],
+    [`${o}/hidden.html`, page('hidden', [], '<p>only the sitemap names me</p>')],
+  ]);
+  assert.match(r.stderr, new RegExp(`^crawler: sitemap ${o}/sitemap\\.xml: 1 URLs? listed, 1 queued$`, 'm'));
+  assert.ok(s.requests.every((q) => q.headers['accept-encoding'] === 'gzip, br'));
+});
