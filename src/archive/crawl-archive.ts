@@ -15,10 +15,14 @@
 import { conditionalHeaders, type EarlierPage, type EarlierPages } from '../engine/earlier-pages.js';
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import type { PageCapture } from '../frontier/store.js';
+import { contentCodings, decodeBody } from '../http/content-decoding.js';
+import { headerValue } from '../http/header-lines.js';
+import type { WireExchange } from '../http/wire-exchange.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { CdxjEntry } from './cdxj-line.js';
 import { sha1Digest } from './digest.js';
 import { exchangeInput, type Capture, type NotModified } from './exchange-records.js';
+import { finalHead } from './recorded-payload.js';
 import { RecordThread } from './record-thread-client.js';
 import { warcDate, warcFieldsText } from './warc-record.js';
 import type { CrawlDescription } from './warcinfo.js';
@@ -88,10 +92,16 @@ interface PageState {
   failure: string | undefined;
 }
 
+/** A title, or the promise of one (read from a compressed payload's decoded start). */
+type Title = string | undefined | Promise<string | undefined>;
+
 interface Fetched {
   capture: Capture;
-  title: string | undefined;
+  title: Title;
 }
+
+/** A page listed, its title perhaps still being read. */
+type ListedPage = Omit<ArchivedPage, 'title'> & { title: Title };
 
 /** Bounds on what is remembered (oldest forgotten first): memory stays bounded on a crawl of millions of pages. */
 const MAX_FETCHED = 10_000;
@@ -119,6 +129,29 @@ export function pageTitle(payload: Buffer): string | undefined {
   return title === '' ? undefined : title;
 }
 
+/** Bytes of a payload read for its title. */
+const TITLE_BYTES = 65536;
+
+/**
+ * The title of a 200's payload (`--compressed`: a body with a content
+ * coding is decoded, its first 64 KiB only, off the crawl's thread, hence a
+ * promise); undefined when there is none, or it cannot be read.
+ */
+function titleOf(x: WireExchange, payload: Buffer): Title {
+  const plain = pageTitle(payload);
+  if (plain !== undefined) return plain;
+  // No title in the bytes: a page without one, or a compressed one (rarer, so looked for second).
+  const head = finalHead(x.response);
+  let codings: string[];
+  try {
+    codings = contentCodings(head === undefined ? undefined : headerValue(head.headers, 'content-encoding'));
+  } catch {
+    return undefined;
+  }
+  if (codings.length === 0) return undefined;
+  return decodeBody(payload, codings, TITLE_BYTES, true).then(pageTitle, () => undefined);
+}
+
 export class CrawlArchive {
   private readonly o: CrawlArchiveOptions;
   private readonly thread: RecordThread;
@@ -130,7 +163,7 @@ export class CrawlArchive {
   private readonly open = new Map<string, PageState>();
   private scanned: PageState | undefined;
   private saved: PageState | undefined;
-  private readonly pages: ArchivedPage[] = [];
+  private readonly pages: ListedPage[] = [];
   /** Per URL, the job of its last exchange's records. */
   private readonly writes = new Map<string, number>();
   /** Per URL, its last response's capture (with `captures`). */
@@ -214,7 +247,11 @@ export class CrawlArchive {
     this.endScan();
     for (const page of [...this.open.values()]) this.close(page);
     const written = await this.thread.close();
-    return { warcPaths: written.files, pages: this.pages, index: written.index };
+    const pages = await Promise.all(this.pages.map(async ({ title, ...page }): Promise<ArchivedPage> => {
+      const text = await title;
+      return text === undefined ? page : { ...page, title: text };
+    }));
+    return { warcPaths: written.files, pages, index: written.index };
   }
 
   private drain(): void {
@@ -300,7 +337,7 @@ export class CrawlArchive {
             : undefined;
       if (capture !== undefined) remember(this.captures, uri, capture, MAX_CAPTURES);
     }
-    const title = x.status === 200 && x.payload !== undefined ? pageTitle(x.payload) : undefined;
+    const title = x.status === 200 && x.payload !== undefined ? titleOf(x, x.payload) : undefined;
     remember(this.fetched, input.uri, { capture: { uri: input.uri, date: input.date, id: input.responseId }, title }, MAX_FETCHED);
   }
 
@@ -339,7 +376,7 @@ export class CrawlArchive {
     if (page.failure !== undefined) fields.push(['failure', page.failure]);
     this.thread.metadata({ uri: key, date: fetched?.capture.date ?? warcDate(Date.now()), concurrentTo: fetched?.capture.id, fields: warcFieldsText(fields) });
     if ((page.status === 200 || page.unchanged === true) && !page.broken && !page.redirect && page.failure === undefined && fetched !== undefined) {
-      this.pages.push({ url: key, ts: fetched.capture.date, status: page.status, ...(fetched.title === undefined ? {} : { title: fetched.title }) });
+      this.pages.push({ url: key, ts: fetched.capture.date, status: page.status, title: fetched.title });
     }
   }
 }

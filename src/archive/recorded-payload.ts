@@ -9,7 +9,7 @@
  * parser never finished.
  */
 import { HeaderSection } from '../http/header-section.js';
-import type { Framing } from '../http/header-lines.js';
+import type { Field, Framing } from '../http/header-lines.js';
 import { parseChunkSize } from '../http/line-syntax.js';
 
 const LF = 0x0a;
@@ -22,6 +22,8 @@ export interface FinalHead {
   length: number;
   /** Where the body starts: just after the blank line that ends the final header section. */
   bodyAt: number;
+  /** Its fields, as the parser reads them. */
+  headers: readonly Field[];
 }
 
 /**
@@ -51,7 +53,7 @@ export function finalHead(bytes: Buffer): FinalHead | undefined {
         const head = section.endOfHead(false);
         // An interim response: the final one follows.
         if (head === undefined) status = false;
-        else return { framing: head.framing, length: section.bodyLength, bodyAt: pos };
+        else return { framing: head.framing, length: section.bodyLength, bodyAt: pos, headers: head.headers };
       } else {
         if (line.charCodeAt(0) === 0x20 || line.charCodeAt(0) === 0x09) section.leadingWhitespace(false);
         section.headerLine(line);

@@ -37,7 +37,7 @@ export const HTTP_FLAGS = defineFlags([
   { name: 'idle-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.idleTimeoutMs / 1000, help: 'give up on a response when no byte of it arrives for this long' },
   { name: 'response-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.responseTimeoutMs / 1000, help: 'give up on a response that is not complete this long after the request' },
   { name: 'max-header-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxHeaderBytes, help: 'give up on a response whose header section is larger' },
-  { name: 'max-body-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxBodyBytes, help: 'give up on a response whose body is larger' },
+  { name: 'max-body-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxBodyBytes, help: 'give up on a response whose body is larger (with --compressed, also once decoded)' },
   { name: 'max-redirects', type: 'count', arg: 'N', default: 5, help: 'follow at most N redirects from one link' },
   { name: 'max-url-length', type: 'count', arg: 'CHARS', default: DEFAULT_MAX_URL_LENGTH, help: 'skip links longer than this' },
   { name: 'max-path-depth', type: 'count', arg: 'N', default: DEFAULT_MAX_PATH_SEGMENTS, help: 'skip links with more path segments than this (such as the endless /a/a/a/... of a crawler trap)' },
@@ -46,6 +46,7 @@ export const HTTP_FLAGS = defineFlags([
   { name: 'max-idle-connections', type: 'count', arg: 'N', default: DEFAULT_CLIENT_OPTIONS.maxIdleConnections, help: 'keep at most N connections open while unused, for the next request to their host; the one unused longest is closed first' },
   { name: 'no-keep-alive', type: 'boolean', help: 'open a new connection for every request (send "Connection: close")' },
   { name: 'insecure', type: 'boolean', help: 'accept any TLS certificate (for test servers only)' },
+  { name: 'compressed', type: 'boolean', help: 'ask servers to send pages compressed (gzip or br), and decode them before they are saved or searched; an archive keeps them as they came' },
 ]);
 
 /** The crawl archive's flags (both programs). */
@@ -85,6 +86,7 @@ export function clientOptionsFrom(flags: HttpFlags, userAgent: string): Partial<
     limits: { maxHeaderBytes: flags.maxHeaderBytes, maxBodyBytes: flags.maxBodyBytes },
     rejectUnauthorized: !flags.insecure,
     maxIdleConnections: flags.maxIdleConnections,
+    compressed: flags.compressed,
   };
 }
 

@@ -15,6 +15,7 @@ import { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { Connection, ExchangeError, type Connector, type WireBytes } from './connection.js';
 import { ConnectionPool } from './connection-pool.js';
+import { decodeResponse } from './content-decoding.js';
 import { HostResolver } from './host-resolver.js';
 import { buildRequest } from './request.js';
 import { socketBudget } from './socket-budget.js';
@@ -31,6 +32,14 @@ export interface HttpClientOptions {
   idleTimeoutMs: number;
   responseTimeoutMs: number;
   limits: ParserLimits;
+  /**
+   * Ask for gzip or br bodies and decode them (default false: ask for
+   * `identity` and keep any body as sent). A 2xx response's body is then
+   * decoded, within `limits.maxBodyBytes`, and loses its Content-Encoding
+   * fields; the wire tap still gets the bytes as they came (see
+   * content-decoding.ts).
+   */
+  compressed: boolean;
   /** Verify TLS certificates (default true). */
   rejectUnauthorized: boolean;
   /** Most idle connections kept per origin. */
@@ -66,6 +75,7 @@ export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent' | 'conn
   idleTimeoutMs: 15_000,
   responseTimeoutMs: 30_000,
   limits: DEFAULT_LIMITS,
+  compressed: false,
   rejectUnauthorized: true,
   maxIdlePerOrigin: 4,
   maxIdleConnections: 256,
@@ -74,6 +84,8 @@ export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent' | 'conn
 /**
  * What one exchange gave. Its `notes` (from ParsedResponse) say what the
  * parser tolerated, such as a skipped header line, for the user to see.
+ * With `compressed`, a 2xx answer's body is decoded (its content codings
+ * removed) and its Content-Encoding fields are gone.
  */
 export interface FetchResponse extends ParsedResponse {
   /** The URL that was requested. */
@@ -121,7 +133,7 @@ export class HttpClient {
 
   /** Performs one GET (or HEAD). Rejects with CrawlerError when no complete response arrived. */
   async fetch(url: HttpUrl, options: FetchOptions = {}): Promise<FetchResponse> {
-    const request = buildRequest({ method: options.head ? 'HEAD' : 'GET', url, userAgent: this.options.userAgent, keepAlive: this.options.keepAlive, ...(options.headers === undefined ? {} : { headers: options.headers }) });
+    const request = buildRequest({ method: options.head ? 'HEAD' : 'GET', url, userAgent: this.options.userAgent, keepAlive: this.options.keepAlive, compressed: this.options.compressed, ...(options.headers === undefined ? {} : { headers: options.headers }) });
     const pooled = this.pool.take(url.origin);
     if (pooled !== undefined) {
       try {
@@ -202,7 +214,7 @@ export class HttpClient {
     const out = res as FetchResponse;
     out.url = url;
     out.reused = reused;
-    return out;
+    return this.options.compressed ? decodeResponse(out, this.options.limits.maxBodyBytes) : out;
   }
 
   /** Tells the tap one exchange. */

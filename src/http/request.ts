@@ -7,6 +7,7 @@
 import { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { encodeTarget } from '../url/request-target.js';
+import { ACCEPT_COMPRESSED } from './content-decoding.js';
 
 export interface RequestSpec {
   method?: 'GET' | 'HEAD';
@@ -15,6 +16,8 @@ export interface RequestSpec {
   userAgent: string;
   /** false sends `Connection: close`. */
   keepAlive: boolean;
+  /** true asks for gzip or br bodies (`Accept-Encoding: gzip, br`); otherwise for unencoded ones (`identity`). */
+  compressed?: boolean;
   /** Extra header fields, sent after the standard ones. */
   headers?: ReadonlyArray<readonly [string, string]>;
 }
@@ -48,8 +51,8 @@ export function buildRequest(spec: RequestSpec): Buffer {
     `Host: ${hostHeader(spec.url)}\r\n` +
     `User-Agent: ${spec.userAgent}\r\n` +
     'Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\n' +
-    // Bodies are kept byte for byte, so ask for them unencoded.
-    'Accept-Encoding: identity\r\n' +
+    // Without --compressed, bodies are kept byte for byte, so ask for them unencoded.
+    `Accept-Encoding: ${spec.compressed === true ? ACCEPT_COMPRESSED : 'identity'}\r\n` +
     `Connection: ${spec.keepAlive ? 'keep-alive' : 'close'}\r\n`;
   for (const [name, value] of spec.headers ?? []) {
     checkHeader(name, value);

@@ -15,36 +15,18 @@
  * output in memory (deflate expands at most 1032:1: about 4 MiB), and stops
  * costing anything as soon as the consumer stops pulling.
  */
-import { createBrotliDecompress, createGunzip } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import { CrawlerError } from '../errors.js';
+import { decoderFor } from '../http/content-decoding.js';
+
+// Which codings a Content-Encoding lists, and which the HTTP layer removes, are the HTTP layer's to say.
+export { contentCodings } from '../http/content-decoding.js';
 
 /** A response body: whole, or as chunks as they arrive. */
 export type SitemapBody = Uint8Array | AsyncIterable<Uint8Array>;
 
 /** Compressed bytes given to the decoder at a time. */
 export const SLICE_BYTES = 4096;
-
-const DECODERS: Readonly<Record<string, () => Transform>> = {
-  gzip: createGunzip,
-  'x-gzip': createGunzip,
-  br: createBrotliDecompress,
-};
-
-/**
- * The codings of a Content-Encoding value, in the order they were applied,
- * lower-cased, `identity` left out. Throws ERR_BAD_RESPONSE for a coding
- * this reader cannot remove (we never ask for one: no Accept-Encoding, or
- * `gzip, br` with --compressed).
- */
-export function contentCodings(value: string | undefined): string[] {
-  if (value === undefined) return [];
-  const codings = value.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
-  for (const c of codings) {
-    if (DECODERS[c] === undefined) throw new CrawlerError('ERR_BAD_RESPONSE', `Content-Encoding ${JSON.stringify(c)} is not one we can decode (gzip, br)`);
-  }
-  return codings;
-}
 
 /**
  * The uncompressed bytes of `body`, chunk by chunk: the `codings` removed
@@ -104,7 +86,7 @@ async function peek(source: AsyncGenerator<Uint8Array>, n: number): Promise<{ he
 
 /** Runs `source` through a fresh decoder for `coding`, slice by slice (see the module comment). */
 async function* inflate(source: AsyncGenerator<Uint8Array>, coding: string): AsyncGenerator<Uint8Array> {
-  const decoder = (DECODERS[coding] as () => Transform)();
+  const decoder = decoderFor(coding);
   const out: Buffer[] = [];
   let failure: Error | undefined;
   decoder.on('data', (b: Buffer) => out.push(b));

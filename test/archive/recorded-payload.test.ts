@@ -87,5 +87,5 @@ test('no payload when the final header section did not arrive whole, or cannot b
 
 test('the final head: past interim responses and empty lines before a status line, with CRLF or bare LF lines, folded fields read', () => {
   const bytes = Buffer.from('\r\nHTTP/1.1 103 Early Hints\nLink: </a.css>\n\nHTTP/1.1 200 OK\nX-Folded: a\n  b\nContent-Length: 3\n\nabc');
-  assert.deepEqual(finalHead(bytes), { framing: 'length', length: 3, bodyAt: bytes.length - 3 });
+  assert.deepEqual(finalHead(bytes), { framing: 'length', length: 3, bodyAt: bytes.length - 3, headers: [['X-Folded', 'a b'], ['Content-Length', '3']] });
 });

@@ -7,7 +7,7 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { CrawlerError } from '../../src/errors.js';
 import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
 import { Politeness } from '../../src/frontier/politeness.js';
@@ -280,5 +280,26 @@ describe('through the crawl\'s own fetcher', () => {
     }
     assert.deepEqual(site.paths(), ['/sitemap.xml', '/a.xml.gz', '/b.xml']);
     assertStartsApart(site.requests, DELAY, 'sitemap requests', (i) => site.requests[i]?.path ?? '');
+  });
+
+  test('with a compressed client (--compressed), a body it decoded is not decoded again: br, gzip, and a .xml.gz sent with Content-Encoding: gzip', async () => {
+    let origin = '';
+    const site = await startSite({
+      '/sitemap.xml': { handle: (_req, res) => res.writeHead(200, { 'content-type': 'application/xml', 'content-encoding': 'br' }).end(brotliCompressSync(sitemapIndex([`${origin}/a.xml`, `${origin}/b.xml.gz`]))) },
+      '/a.xml': { handle: (_req, res) => res.writeHead(200, { 'content-type': 'application/xml', 'content-encoding': 'gzip' }).end(gzip(urlset([`${origin}/a1`]))) },
+      // A gzip file, gzipped again on the way: the client removes the coding, the reader unpacks the file.
+      '/b.xml.gz': { handle: (_req, res) => res.writeHead(200, { 'content-type': 'application/x-gzip', 'content-encoding': 'gzip' }).end(gzip(gzip(urlset([`${origin}/b1`])))) },
+    });
+    servers.push(site);
+    origin = site.origin;
+    const client = new HttpClient({ userAgent: 'sitemap-test', compressed: true });
+    try {
+      const r = await collectSitemaps([parseHttpUrl(`${origin}/sitemap.xml`)], { fetch: (u) => client.fetch(u) });
+      assert.deepEqual(r.notes, []);
+      assert.deepEqual(hrefs(r.pages), [`${origin}/a1`, `${origin}/b1`]);
+    } finally {
+      client.close();
+    }
+    assert.match(String(site.requests[0]?.headers['accept-encoding']), /^gzip, br$/);
   });
 });
