@@ -15,7 +15,6 @@ import { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { Connection, ExchangeError, type Connector, type WireBytes } from './connection.js';
 import { ConnectionPool } from './connection-pool.js';
-import { decodeResponse } from './content-decoding.js';
 import { HostResolver } from './host-resolver.js';
 import { buildRequest } from './request.js';
 import { socketBudget } from './socket-budget.js';
@@ -214,7 +213,10 @@ export class HttpClient {
     const out = res as FetchResponse;
     out.url = url;
     out.reused = reused;
-    return this.options.compressed ? decodeResponse(out, this.options.limits.maxBodyBytes) : out;
+    if (!this.options.compressed) return out;
+    // Loaded only with --compressed: a crawl without it never loads zlib.
+    const { decodeResponse } = await import('./content-decoding.js');
+    return decodeResponse(out, this.options.limits.maxBodyBytes);
   }
 
   /** Tells the tap one exchange. */

@@ -28,8 +28,7 @@ import { ExchangeError } from './connection.js';
 import { headerValue } from './header-lines.js';
 import type { ParsedResponse } from './parsed-response.js';
 
-/** The Accept-Encoding value `--compressed` sends (RFC 9110 §12.5.3). */
-export const ACCEPT_COMPRESSED = 'gzip, br';
+export { ACCEPT_COMPRESSED } from './request.js';
 
 /** Most codings removed from one body (as many as we ask for; a `gzip, gzip` of a misconfigured server passes). */
 export const MAX_CODINGS = 2;

@@ -7,7 +7,6 @@
 import { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { encodeTarget } from '../url/request-target.js';
-import { ACCEPT_COMPRESSED } from './content-decoding.js';
 
 export interface RequestSpec {
   method?: 'GET' | 'HEAD';
@@ -38,6 +37,9 @@ function checkHeader(name: string, value: string): void {
   if (!TOKEN_RE.test(name)) throw new CrawlerError('ERR_INVALID_OPTION', `invalid header name "${name}"`);
   if (BAD_VALUE_RE.test(value)) throw new CrawlerError('ERR_INVALID_OPTION', `invalid value for header ${name}: contains CR, LF or NUL`);
 }
+
+/** The Accept-Encoding value `--compressed` sends (RFC 9110 §12.5.3). */
+export const ACCEPT_COMPRESSED = 'gzip, br';
 
 /** The request bytes for `spec`. Throws CrawlerError for an unsafe header. */
 export function buildRequest(spec: RequestSpec): Buffer {
