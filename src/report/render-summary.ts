@@ -24,6 +24,17 @@ export function shellLine(args: readonly string[]): string {
   return args.map((a) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
+/** A command line longer than this is folded: its start shown, the whole of it one click away. */
+export const COMMAND_FOLD = 240;
+
+/** The command as shown: whole, or (a broad crawl's hundreds of flags) its start and the whole behind a click. */
+function commandLine(args: readonly string[]): string {
+  const line = shellLine(args);
+  if (line.length <= COMMAND_FOLD) return `<code>${esc(line)}</code>`;
+  const head = line.slice(0, line.lastIndexOf(' ', COMMAND_FOLD));
+  return `<code>${esc(head)} …</code><details class="command"><summary>the whole command (${int(args.length)} arguments)</summary><code>${esc(line)}</code></details>`;
+}
+
 export function renderSummary(model: ReportModel, now: number): string {
   const run = model.run;
   const kh = run?.program === 'KeywordHunter';
@@ -41,5 +52,5 @@ export function renderSummary(model: ReportModel, now: number): string {
   const runs = model.runs.length > 1 ? `, in ${model.runs.length} runs (resumed)` : '';
   return `<section id="summary"><h2>Summary</h2><div class="figs">${figure('saved', kh ? 'pages answered 200' : 'pages saved', saved)}${figure('failed', 'pages failed', failures)}${figure('skipped', 'links not followed', skippedTotal)}${figure('requests', 'requests', requests)}${figure('bytes', 'bytes read', model.bytes, bytes(model.bytes))}${figure('wall', 'wall time', Math.round(wall), duration(wall))}${figure('rate', 'pages per second', Math.round(rate * 100) / 100, rate.toFixed(2))}${figure('hosts', 'hosts', hosts)}</div>
 ${skips.length === 0 ? '' : `<ul class="skips">${skips.join('')}</ul>`}
-<dl class="run"><dt>command</dt><dd><code>${esc(shellLine(run?.command ?? []))}</code></dd><dt>versions</dt><dd>${esc(run?.versions ?? '')}</dd><dt>started</dt><dd>${run === undefined ? '' : new Date(run.startedAt).toISOString()}${runs}</dd><dt>ended</dt><dd>${last === undefined ? 'not yet' : `${new Date(last.at).toISOString()} (${esc(last.why)})`}</dd></dl></section>`;
+<dl class="run"><dt>command</dt><dd>${commandLine(run?.command ?? [])}</dd><dt>versions</dt><dd>${esc(run?.versions ?? '')}</dd><dt>started</dt><dd>${run === undefined ? '' : new Date(run.startedAt).toISOString()}${runs}</dd><dt>ended</dt><dd>${last === undefined ? 'not yet' : `${new Date(last.at).toISOString()} (${esc(last.why)})`}</dd></dl></section>`;
 }

@@ -4,14 +4,18 @@
  * bar as long as the host's interval, so every gap that holds shows the
  * next tick clear of the bar. Retry-After pauses are hatched bands, back-off
  * an amber band. Past FINE_LIMIT requests the lanes are drawn at a coarser
- * time step (requests per step). Under the lanes, each host's least gap
- * between request starts against the interval in force then.
+ * time step (requests per step). A broad crawl draws its LANE_LIMIT busiest
+ * hosts and one lane of all hosts together. Under the lanes, every host's
+ * least gap between request starts against the interval in force then, in a
+ * table that sorts by a click (CSS only: the report runs no script).
  */
 import type { Exchange, HostData, Pacing, ReportModel } from './report-model.js';
 import { esc, int, secs, statusClass } from './html-text.js';
 
 /** Up to this many requests, each is its own tick (with its interval bar and a tooltip). */
 export const FINE_LIMIT = 3000;
+/** Most hosts drawn as lanes of their own; past it, the busiest ones, and a lane of all hosts. */
+export const LANE_LIMIT = 50;
 /** Coarse mode: time steps across the axis. */
 const COARSE_STEPS = 400;
 
@@ -89,19 +93,24 @@ function n(v: number): string {
 }
 
 export function renderTimeline(model: ReportModel, now: number): string {
-  const hosts = [...model.hosts.values()].filter((h) => h.exchanges.length > 0 || h.pacing.length > 0);
+  const every = [...model.hosts.values()].filter((h) => h.exchanges.length > 0 || h.pacing.length > 0);
+  // A broad crawl: the busiest hosts, in the crawl's order of hosts, then all hosts together.
+  const busiest = every.length <= LANE_LIMIT ? every : new Set([...every].sort((a, b) => b.exchanges.length - a.exchanges.length || (a.origin < b.origin ? -1 : 1)).slice(0, LANE_LIMIT));
+  const hosts = busiest instanceof Set ? every.filter((h) => busiest.has(h)) : every;
+  const folded = every.length - hosts.length;
   const delayMs = model.run?.delayMs ?? 0;
-  const all = hosts.flatMap((h) => h.exchanges);
+  const all = every.flatMap((h) => h.exchanges);
   if (all.length === 0) return '<section id="timeline"><h2>Politeness timeline</h2><p>No request was recorded.</p></section>';
   const t0 = Math.min(...all.map((x) => x.start), ...model.runs.map((r) => r.startedAt));
-  let t1 = Math.max(...all.map((x) => x.end), ...model.ends.map((e) => e.at), ...hosts.flatMap((h) => h.pacing.map((p) => p.pausedUntil)));
+  let t1 = Math.max(...all.map((x) => x.end), ...model.ends.map((e) => e.at), ...every.flatMap((h) => h.pacing.map((p) => p.pausedUntil)));
   if (!(t1 > t0)) t1 = Math.max(now, t0 + 1);
   const span = t1 - t0;
   const scale = (WIDTH - LEFT - 10) / span;
   const x = (t: number): string => n(LEFT + (t - t0) * scale);
   const w = (ms: number): string => n(Math.max(0.5, ms * scale));
   const fine = all.length <= FINE_LIMIT;
-  const height = TOP + hosts.length * LANE + 24;
+  const lanes = hosts.length + (folded > 0 ? 1 : 0);
+  const height = TOP + lanes * LANE + 24;
   const parts: string[] = [];
   const step = axisStep(span);
   for (let s = 0; s <= span; s += step) {
@@ -127,12 +136,18 @@ export function renderTimeline(model: ReportModel, now: number): string {
     lane.push('</g>');
     parts.push(lane.join(''));
   });
+  if (folded > 0) {
+    // Every host's requests together, per time step: how busy the whole crawl was.
+    const y = TOP + hosts.length * LANE;
+    parts.push(`<g class="lane all" data-hosts="${every.length}"><text class="host" x="${LEFT - 8}" y="${y + 17}">all ${int(every.length)} hosts</text><line class="base" x1="${LEFT}" x2="${WIDTH - 10}" y1="${y + 25}" y2="${y + 25}"/>${coarseTicks(all, y, t0, span, x)}</g>`);
+  }
+  const lanesNote = folded > 0 ? ` ${int(every.length)} hosts: the ${LANE_LIMIT} with the most requests have a lane each, and the last lane counts every host's requests together; the table lists every host.` : '';
   const note = fine
     ? 'Each tick is a request start, coloured by status; the pale bar after it is the host\'s interval then, so the next tick of the lane must start clear of it.'
     : `${int(all.length)} requests: drawn at a coarser step of ${secs(span / COARSE_STEPS)}, each bar as tall as the requests started in that step.`;
-  return `<section id="timeline"><h2>Politeness timeline</h2><p class="note">${note} Hatched: a Retry-After pause; amber: back-off.</p>
+  return `<section id="timeline"><h2>Politeness timeline</h2><p class="note">${note} Hatched: a Retry-After pause; amber: back-off.${lanesNote}</p>
 <svg class="timeline" data-mode="${fine ? 'fine' : 'coarse'}" viewBox="0 0 ${WIDTH} ${height}" width="100%" role="img" aria-label="request starts per host over time">${parts.join('')}</svg>
-${legend()}${gapTable(hosts, delayMs)}</section>`;
+${legend()}${gapTable(every, delayMs)}</section>`;
 }
 
 function fineTicks(h: HostData, xs: Exchange[], y: number, delayMs: number, t1: number, x: (t: number) => string, w: (ms: number) => string): string[] {
@@ -182,12 +197,44 @@ function legend(): string {
   return `<p class="legend">${item('s2', '2xx')} ${item('s3', '3xx')} ${item('s4', '4xx')} ${item('s5', '5xx')} ${item('s0', 'no answer')} ${item('kpause', 'Retry-After pause')} ${item('kbackoff', 'back-off')} ${item('kiv', 'interval')}</p>`;
 }
 
+/** The orders the host table can be put in (a radio button each); the first is the one it opens in. */
+const SORTS: ReadonlyArray<{ key: string; label: string }> = [
+  { key: 'g', label: 'least gap to its interval' },
+  { key: 'r', label: 'requests' },
+  { key: 'h', label: 'host' },
+];
+
+/** Seconds to the ms, no unit (the column says it): a gap rounded down, an interval up, so a gap below its interval never shows as equal. */
+const gapSecs = (ms: number): string => (Math.floor(ms) / 1000).toFixed(3);
+const intervalSecs = (ms: number): string => (Math.ceil(ms) / 1000).toFixed(3);
+
+/**
+ * Every host's gaps, one row each. Sorting needs no script: each row carries
+ * its rank in each order as a CSS variable, and the checked radio button
+ * sets the rows' flex `order` from it. Rows are compact (no closing tags,
+ * alignment and colour from CSS), so 10,000 hosts stay within the report's size.
+ */
 function gapTable(hosts: HostData[], delayMs: number): string {
-  const rows = hosts.map((h) => {
-    const g = hostGaps(h, delayMs);
+  const gaps = hosts.map((h) => hostGaps(h, delayMs));
+  const rank = (cmp: (a: HostGaps, b: HostGaps) => number): Map<HostGaps, number> => new Map([...gaps].sort(cmp).map((g, i) => [g, i]));
+  // Worst first: how far the least gap stays above its interval (below it: negative), hosts without a gap last.
+  const margin = (g: HostGaps): number => (g.least === undefined ? Infinity : g.least.gapMs - g.least.intervalMs);
+  const byGap = rank((a, b) => b.below - a.below || margin(a) - margin(b) || (a.origin < b.origin ? -1 : 1));
+  const byRequests = rank((a, b) => b.requests - a.requests || (a.origin < b.origin ? -1 : 1));
+  // Rows in host order (the order with no variable of its own).
+  const rows = [...gaps].sort((a, b) => (a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0)).map((g) => {
     const least = g.least;
-    const ok = g.below === 0;
-    return `<tr class="gap" data-host="${esc(g.origin)}" data-requests="${g.requests}"${least === undefined ? '' : ` data-least-gap-ms="${least.gapMs.toFixed(3)}" data-interval-ms="${least.intervalMs.toFixed(3)}"`} data-below="${g.below}" data-pauses="${g.pauses}"><td>${esc(g.origin)}</td><td class="num">${int(g.requests)}</td><td class="num">${least === undefined ? '—' : secs(least.gapMs)}</td><td class="num">${least === undefined ? '—' : secs(least.intervalMs)}</td><td class="num ${ok ? 'ok' : 'bad'}">${int(g.below)}</td><td class="num">${int(g.pauses)}</td><td class="num">${int(g.backoffs)}</td></tr>`;
+    // data-below only where some gap was below its interval (CSS shows those in red).
+    return `<tr data-host="${esc(g.origin)}"${g.below > 0 ? ` data-below="${g.below}"` : ''} style="--g:${byGap.get(g)};--r:${byRequests.get(g)}"><td>${esc(g.origin)}<td>${int(g.requests)}<td>${least === undefined ? '—' : gapSecs(least.gapMs)}<td>${least === undefined ? '—' : intervalSecs(least.intervalMs)}<td>${int(g.below)}<td>${int(g.pauses)}<td>${int(g.backoffs)}`;
   });
-  return `<table class="gaps"><thead><tr><th>host</th><th>requests</th><th>least gap between starts</th><th>interval then</th><th>gaps below their interval</th><th>pauses</th><th>back-offs</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  const radios = SORTS.map((s, i) => `<input type="radio" name="gap-sort" id="gap-sort-${s.key}"${i === 0 ? ' checked' : ''}><label for="gap-sort-${s.key}">${s.label}</label>`).join(' ');
+  const table = `<div class="gapsort"><span class="note">Hosts in order of:</span> ${radios}<table class="gaps"><thead><tr><th>host</th><th>requests</th><th>least gap between starts (s)</th><th>interval then (s)</th><th>gaps below their interval</th><th>pauses</th><th>back-offs</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  if (hosts.length <= LANE_LIMIT) return table;
+  // A broad crawl: the table is folded, so the report opens at once (a
+  // browser lays out 10,000 rows only when asked); its summary says what
+  // the rows would tell first.
+  const below = gaps.filter((g) => g.below > 0).length;
+  const worst = gaps.find((g) => byGap.get(g) === 0);
+  const first = worst?.least === undefined ? '' : `; the least gap to its interval: ${esc(worst.origin)}, ${gapSecs(worst.least.gapMs)} s against ${intervalSecs(worst.least.intervalMs)} s`;
+  return `<details class="hosts"><summary>Every host's gaps: ${int(hosts.length)} hosts, ${int(below)} with a gap below its interval${first}</summary>${table}</details>`;
 }

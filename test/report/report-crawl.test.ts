@@ -98,7 +98,9 @@ test('crawler --report: the report of a crawl over three hosts shows the crawl\'
       // One tick per request the server saw, robots.txt included.
       const ticks = await p.$$eval(`g.lane[data-host="${s.origin}"] line.tick`, (l) => l.length);
       assert.equal(ticks, s.requests.length, `${s.origin}: ticks`);
-      const gap = await p.$eval(`tr.gap[data-host="${s.origin}"]`, (row) => ({ least: Number(row.getAttribute('data-least-gap-ms')), interval: Number(row.getAttribute('data-interval-ms')), below: Number(row.getAttribute('data-below')), pauses: Number(row.getAttribute('data-pauses')) }));
+      // The host's row, as shown: least gap and interval in seconds (the gap rounded down, the interval up), gaps below, pauses.
+      const cells = await p.$eval(`table.gaps tr[data-host="${s.origin}"]`, (row) => Array.from(row.querySelectorAll('td'), (td) => (td as { textContent: string | null }).textContent ?? ''));
+      const gap = { least: Number(cells[2]) * 1000, interval: Number(cells[3]) * 1000, below: Number(cells[4]), pauses: Number(cells[5]) };
       assert.equal(gap.pauses, s === a ? 1 : 0, `${s.origin}: pauses`);
       assert.ok(gap.least >= gap.interval, `${s.origin}: least gap ${gap.least} ms, interval ${gap.interval} ms`);
       assert.equal(gap.below, 0);
