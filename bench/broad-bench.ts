@@ -18,12 +18,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BROAD_RUNS, runOurs, runScrapy, runWorkers, type BroadContext, type BroadRun, type BroadRunName } from './broad-runs.js';
+import { BROAD_RUNS, runOurs, runScrapy, runWorkers, shortfall, type BroadContext, type BroadRun, type BroadRunName } from './broad-runs.js';
 import { MAX_HOSTS } from './broad-shape.js';
 import { startBroadSite } from './broad-site.js';
 import { broadIdeal, type BroadIdeal } from './broad-stats.js';
 import { postgres, type PgServer } from './postgres.js';
-import { describeCount } from './stats.js';
 
 /** A site of the section and the runs on it. */
 export interface BroadSiteSpec {
@@ -73,18 +72,6 @@ const SIZE_TARGETS: ReadonlyArray<{ hosts: number; pages: number; ours: number; 
 ];
 
 const f = (x: number, digits: number): string => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
-
-/** Why a run is not complete, or '' when it is. */
-function shortfall(r: BroadRun, expected: number): string {
-  const parts: string[] = [];
-  if (!r.available) return r.note ?? 'not run';
-  if (r.saved.pages !== expected || r.saved.missing > 0 || r.saved.extra > 0 || r.saved.duplicates > 0) parts.push(describeCount(r.saved, expected));
-  if (r.ids !== undefined && !r.ids.dense) parts.push(`IDs ${r.ids.files} files up to ${r.ids.highest}, ${r.ids.gaps} missing, ${r.ids.twice} twice`);
-  if (r.timedOut) parts.push('timed out');
-  const bad = r.exitCodes.filter((x) => x !== 0);
-  if (bad.length > 0) parts.push(`exit ${bad.join(', ')}`);
-  return parts.join('; ');
-}
 
 /**
  * Issue 30's targets for a site, over the runs that were asked for (a run
@@ -142,14 +129,13 @@ export function formatBroadSite(s: BroadSiteResult): string[] {
   for (const r of s.runs) {
     if (!r.available) rows.push([r.label, '-', '-', '-', '-', '-', '-', '-', '-', '-', r.note ?? 'not run']);
     else {
-      const why = shortfall(r, i.pages);
-      rows.push([r.label, `${r.saved.pages}/${i.pages}`, f(r.wallSeconds, 2), f(r.pagesPerSecond, 1), f(r.ofIdeal, 2), f(r.spanOfIdeal, 2), f(r.gaps.leastGapMs / 1000, 3), `${r.gaps.hostsBelow}/${r.gaps.hostsMeasured}`, f(r.cpuMicrosPerPage, 0), f(r.peakRssMiB, 0), why === '' ? 'ok' : why]);
+      rows.push([r.label, `${r.saved.pages}/${i.pages}`, f(r.wallSeconds, 2), f(r.pagesPerSecond, 1), f(r.ofIdeal, 2), f(r.spanOfIdeal, 2), f(r.gaps.leastGapMs / 1000, 3), `${r.gaps.hostsBelow}/${r.gaps.hostsMeasured}`, f(r.cpuMicrosPerPage, 0), f(r.peakRssMiB, 0), r.check]);
     }
   }
   lines.push(...table(rows));
   for (const r of s.runs.filter((x) => x.available)) {
     lines.push(
-      `  ${r.label}: start-up ${f(r.startupSeconds, 2)} s, crawl ${f(r.spanSeconds, 2)} s; server saw ${r.requests} requests (${r.pagesServed} pages, ${r.robotsServed} robots.txt, ${r.notFound} 404, ${r.fetchedTwice} pages fetched again), loop delay max ${f(r.server.loopDelayMaxMs, 0)} ms, answers at most ${f(r.server.lateMaxMs, 0)} ms late, ${f(r.server.cpuSeconds, 1)} s CPU, ${r.server.peakConnections} connections at most; ${r.stderrLines} lines on stderr${r.stderrLines > 0 ? `, first: ${JSON.stringify(r.stderrFirst)}` : ''}`,
+      `  ${r.label}: start-up ${f(r.startupSeconds, 2)} s, crawl ${f(r.spanSeconds, 2)} s; server saw ${r.requests} requests (${r.pagesServed} pages, ${r.robotsServed} robots.txt, ${r.notFound} 404, ${r.fetchedTwice} pages fetched again), loop delay max ${f(r.server.loopDelayMaxMs, 0)} ms, answers at most ${f(r.server.lateMaxMs, 0)} ms late, ${f(r.server.cpuSeconds, 1)} s CPU, ${r.server.peakConnections} connections at most${r.server.acceptErrors > 0 ? ` (${r.server.acceptErrors} it could not accept)` : ''}; ${r.stderrLines} lines on stderr${r.stderrLines > 0 ? `, first: ${JSON.stringify(r.stderrFirst)}` : ''}`,
     );
   }
   lines.push(`  (of ideal = pages/s over the ideal's; crawl of ideal = the ideal over first request to last answer at the server; least gap = per host, the least time between two request starts the arrival windows allow, the least over hosts; hosts below = hosts whose least gap is under the delay; CPU = user+sys of the crawler processes, PostgreSQL's not included)`);
@@ -189,7 +175,8 @@ export async function broadSection(o: BroadOptions): Promise<BroadResults> {
       const ideal = broadIdeal(spec, spec.delaySeconds, spec.latencyMs / 1000);
       const site = await startBroadSite({ hosts: spec.hosts, pages: spec.pages, latencyMs: spec.latencyMs }, spec.runs.includes('pg') ? workers : 1);
       o.log(`  broad: ${spec.hosts} hosts x ${spec.pages} pages on port ${site.port} (server pid ${site.pid}), delay ${spec.delaySeconds} s, latency ${spec.latencyMs} ms: ideal ${ideal.seconds.toFixed(2)} s`);
-      const c: BroadContext = { repo: o.repo, site, shape: spec, delaySeconds: spec.delaySeconds, latencyMs: spec.latencyMs, concurrency, workers, work, pg: 'url' in server ? { url: server.url } : server, log: o.log };
+      if (site.note !== undefined) o.log(`  broad: ${site.note}`);
+      const c: BroadContext = { repo: o.repo, site, shape: spec, delaySeconds: spec.delaySeconds, latencyMs: spec.latencyMs, ideal, concurrency, workers, work, pg: 'url' in server ? { url: server.url } : server, log: o.log };
       const runs: BroadRun[] = [];
       try {
         for (const name of spec.runs) {

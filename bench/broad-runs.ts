@@ -18,12 +18,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { join } from 'node:path';
 import { expectedUrls, origin, seedUrl, type BroadShape } from './broad-shape.js';
 import type { BroadRecords, BroadSite } from './broad-site.js';
-import { broadIdeal, checkIds, gapSummary, hostGaps, type BroadIdeal, type GapSummary, type IdCheck } from './broad-stats.js';
+import { checkIds, gapSummary, hostGaps, type BroadIdeal, type GapSummary, type IdCheck } from './broad-stats.js';
 import { runMeasured, type Measured } from './measure.js';
 import { firstLine, helpLists } from './peers.js';
 import { freshDatabase } from './postgres.js';
 import { findScrapy, spiderArgs } from './scrapy-peer.js';
-import { countPages, type PageCount } from './stats.js';
+import { countPages, describeCount, type PageCount } from './stats.js';
 
 /** The runs, in the order they go. */
 export const BROAD_RUNS = ['ours', 'scrapy', 'pg'] as const;
@@ -50,6 +50,8 @@ export interface BroadContext {
   workers: number;
   /** A directory for page directories and scripts (each run makes its own below it). */
   work: string;
+  /** The site's politeness bound at these settings. */
+  ideal: BroadIdeal;
   /** PostgreSQL for the pg run: an admin URL, or why there is none. */
   pg: { url: string } | { skip: string };
   log: (line: string) => void;
@@ -94,9 +96,25 @@ export interface BroadRun {
   notFound: number;
   fetchedTwice: number;
   gaps: GapSummary;
-  server: Pick<BroadRecords, 'loopDelayMaxMs' | 'loopDelayP99Ms' | 'lateMaxMs' | 'cpuSeconds' | 'peakConnections'>;
-  /** Saved every page once (and IDs 1..N), every process exited 0. */
-  complete: boolean;
+  server: Pick<BroadRecords, 'loopDelayMaxMs' | 'loopDelayP99Ms' | 'lateMaxMs' | 'cpuSeconds' | 'peakConnections' | 'acceptErrors'>;
+  /** 'ok' when every page was saved once (for ours under IDs 1..N) and every process exited 0; else what went wrong. */
+  check: string;
+}
+
+/**
+ * What keeps a run from being complete: pages missing, extra or saved
+ * twice, page IDs that are not 1..N, a timeout, a process that did not exit
+ * 0; '' when nothing does.
+ */
+export function shortfall(r: BroadRun, expected: number): string {
+  if (!r.available) return r.note ?? 'not run';
+  const parts: string[] = [];
+  if (r.saved.pages !== expected || r.saved.missing > 0 || r.saved.extra > 0 || r.saved.duplicates > 0) parts.push(describeCount(r.saved, expected));
+  if (r.ids !== undefined && (!r.ids.dense || r.ids.files !== expected)) parts.push(`IDs: ${r.ids.files} files up to ${r.ids.highest}, ${r.ids.gaps} missing, ${r.ids.twice} twice`);
+  if (r.timedOut) parts.push('timed out');
+  const bad = r.exitCodes.filter((x) => x !== 0);
+  if (bad.length > 0) parts.push(`exit ${bad.join(', ')}`);
+  return parts.join('; ');
 }
 
 /** A run that did not happen, with why. */
@@ -107,13 +125,13 @@ export function skippedRun(run: BroadRunName, label: string, note: string): Broa
     wallSeconds: NaN, startupSeconds: NaN, spanSeconds: NaN, pagesPerSecond: NaN, ofIdeal: NaN, spanOfIdeal: NaN,
     cpuSeconds: NaN, cpuMicrosPerPage: NaN, peakRssMiB: NaN, saved: none, requests: 0, pagesServed: 0, robotsServed: 0,
     notFound: 0, fetchedTwice: 0, gaps: gapSummary([], 0),
-    server: { loopDelayMaxMs: NaN, loopDelayP99Ms: NaN, lateMaxMs: NaN, cpuSeconds: NaN, peakConnections: 0 }, complete: false,
+    server: { loopDelayMaxMs: NaN, loopDelayP99Ms: NaN, lateMaxMs: NaN, cpuSeconds: NaN, peakConnections: 0, acceptErrors: 0 }, check: note,
   };
 }
 
 /** A bound on each run: generous (today's crawls take up to 10x the ideal), so that only a hang meets it. */
-function timeoutMs(ideal: BroadIdeal): number {
-  return Math.max(120, 100 * ideal.seconds) * 1000 + 60_000;
+function timeoutMs(c: BroadContext): number {
+  return Math.max(120, 100 * c.ideal.seconds) * 1000 + 60_000;
 }
 
 /** The scope arguments and how the command shows them. */
@@ -152,7 +170,7 @@ async function measure(
   starts: ReadonlyArray<() => Promise<Measured>>,
   saved: () => { urls: string[]; ids?: number[] },
 ): Promise<BroadRun> {
-  const ideal = broadIdeal(c.shape, c.delaySeconds, c.latencyMs / 1000);
+  const ideal = c.ideal;
   await c.site.reset();
   const ms = await Promise.all(starts.map((s) => s()));
   const records = await c.site.collect();
@@ -166,7 +184,7 @@ async function measure(
   const pagesPerSecond = count.pages / wallSeconds;
   const spanSeconds = (records.lastSentAt - firstAt) / 1000;
   const exitCodes = ms.map((m) => m.exitCode);
-  return {
+  const run: BroadRun = {
     ...head,
     available: true,
     processes: ms.length,
@@ -192,9 +210,11 @@ async function measure(
     notFound: records.notFound,
     fetchedTwice: records.fetchedTwice,
     gaps: gapSummary(records.arrivals.map((a, k) => hostGaps(k, a)), c.delaySeconds * 1000),
-    server: { loopDelayMaxMs: records.loopDelayMaxMs, loopDelayP99Ms: records.loopDelayP99Ms, lateMaxMs: records.lateMaxMs, cpuSeconds: records.cpuSeconds, peakConnections: records.peakConnections },
-    complete: count.pages === ideal.pages && count.missing === 0 && count.extra === 0 && count.duplicates === 0 && (ids === undefined || (ids.dense && ids.files === ideal.pages)) && exitCodes.every((x) => x === 0),
+    server: { loopDelayMaxMs: records.loopDelayMaxMs, loopDelayP99Ms: records.loopDelayP99Ms, lateMaxMs: records.lateMaxMs, cpuSeconds: records.cpuSeconds, peakConnections: records.peakConnections, acceptErrors: records.acceptErrors },
+    check: '',
   };
+  run.check = shortfall(run, ideal.pages) || 'ok';
+  return run;
 }
 
 /** Our crawler, one process. */
@@ -204,7 +224,7 @@ export async function runOurs(c: BroadContext): Promise<BroadRun> {
   const flags = ['--delay', String(c.delaySeconds), '--concurrency', String(c.concurrency), '--quiet'];
   const tail = [seedUrl(c.site.port), dir, '2'];
   const command = `./crawler ${flags.join(' ')} ${scope.shown} ${seedUrl(c.site.port)} DIR 2`;
-  const limit = timeoutMs(broadIdeal(c.shape, c.delaySeconds, c.latencyMs / 1000));
+  const limit = timeoutMs(c);
   try {
     return await measure(c, { run: 'ours', label: 'ours', command }, [() => runMeasured(join(c.repo, 'crawler'), [...flags, ...scope.args, ...tail], { cwd: c.repo, timeoutMs: limit })], () => readPageFiles([dir]));
   } finally {
@@ -224,7 +244,7 @@ export async function runWorkers(c: BroadContext): Promise<BroadRun> {
   const dirs = Array.from({ length: c.workers }, (_, w) => join(parent, `worker-${w + 1}`));
   for (const d of dirs) mkdirSync(d);
   const command = `${c.workers} x ./crawler ${flags.join(' ').replace(db, 'postgresql://...')} ${scope.shown} ${seedUrl(c.site.port)} DIR-W 2`;
-  const limit = timeoutMs(broadIdeal(c.shape, c.delaySeconds, c.latencyMs / 1000));
+  const limit = timeoutMs(c);
   try {
     const starts = dirs.map((dir) => () => runMeasured(join(c.repo, 'crawler'), [...flags, ...scope.args, seedUrl(c.site.port), dir, '2'], { cwd: c.repo, timeoutMs: limit }));
     return await measure(c, { run: 'pg', label, command }, starts, () => readPageFiles(dirs));
@@ -242,7 +262,7 @@ export async function runScrapy(c: BroadContext): Promise<BroadRun> {
   const out = join(dir, 'pages.txt');
   const args = spiderArgs(dir, seedUrl(c.site.port), 2, c.concurrency, c.delaySeconds, out);
   const command = `${found.python} broad_spider.py ${args.slice(1, -1).join(' ')} OUT (DOWNLOAD_DELAY ${c.delaySeconds}, CONCURRENT_REQUESTS ${c.concurrency}, 1 per host and per IP, DEPTH_PRIORITY 1, FIFO queues, ROBOTSTXT_OBEY)`;
-  const limit = timeoutMs(broadIdeal(c.shape, c.delaySeconds, c.latencyMs / 1000));
+  const limit = timeoutMs(c);
   try {
     return await measure(c, { run: 'scrapy', label, command }, [() => runMeasured(found.python, args, { cwd: dir, timeoutMs: limit })], () => {
       let text = '';

@@ -16,8 +16,10 @@
  * File descriptors: one listening socket per host, plus the connections the
  * crawlers keep open (up to one per host and crawler process). The process
  * inherits the bench's RLIMIT_NOFILE; startBroadSite() raises the soft limit
- * to the hard one with prlimit(1) when the estimate needs it, and refuses
- * with the figures when even the hard limit is too low.
+ * to the hard one with prlimit(1) when the estimate needs it, refuses with
+ * the figures when the hard limit cannot hold even the listening sockets,
+ * and says so in `note` when it may not hold every connection (a connection
+ * the server cannot accept then counts in acceptErrors).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -56,12 +58,16 @@ export interface BroadRecords {
   cpuSeconds: number;
   /** Most connections open at once. */
   peakConnections: number;
+  /** Connections the server failed to accept (EMFILE: out of file descriptors). */
+  acceptErrors: number;
 }
 
 /** The site server process, as the bench sees it. */
 export interface BroadSite {
   port: number;
   pid: number | undefined;
+  /** Set when the file descriptor limit may not hold every connection. */
+  note: string | undefined;
   /** Forgets every record: call before each crawl. */
   reset(): Promise<void>;
   collect(): Promise<BroadRecords>;
@@ -95,10 +101,13 @@ export async function startBroadSite(options: BroadSiteOptions, clients = 4): Pr
   const limit = fileLimit();
   let execArgv: string[] = [];
   let execPath = process.execPath;
+  let note: string | undefined;
   if (limit !== undefined && limit.soft < need) {
-    if (limit.hard < need) {
-      throw new Error(`the broad site's ${options.hosts} hosts need about ${need} file descriptors (a listening socket per host and up to ${clients} connections each); the hard limit is ${limit.hard}: raise it (ulimit -Hn, LimitNOFILE=) or use fewer hosts`);
+    const least = descriptorsNeeded(options.hosts, 0);
+    if (limit.hard < least) {
+      throw new Error(`the broad site's ${options.hosts} hosts need at least ${least} file descriptors (a listening socket per host); the hard limit is ${limit.hard}: raise it (ulimit -Hn, LimitNOFILE=) or use fewer hosts`);
     }
+    if (limit.hard < need) note = `the site server may run short of file descriptors: ${need} with a connection per host from each of ${clients} crawler processes, the hard limit is ${limit.hard} (connections it cannot accept count as accept errors)`;
     // prlimit runs node with the soft limit raised to the hard one (allowed without privileges).
     execArgv = [`--nofile=${limit.hard}:${limit.hard}`, process.execPath];
     execPath = 'prlimit';
@@ -131,6 +140,7 @@ export async function startBroadSite(options: BroadSiteOptions, clients = 4): Pr
   return {
     port,
     pid: child.pid,
+    note,
     reset: () => call<unknown>('reset').then(() => undefined),
     collect: () => call<BroadRecords>('collect'),
     stop: async () => {
@@ -148,7 +158,7 @@ export async function startBroadSite(options: BroadSiteOptions, clients = 4): Pr
 class Recorder {
   arrivals: ArrivalWindow[][];
   fetched = new Set<string>();
-  counts = { pagesServed: 0, robotsServed: 0, notFound: 0, fetchedTwice: 0 };
+  counts = { pagesServed: 0, robotsServed: 0, notFound: 0, fetchedTwice: 0, acceptErrors: 0 };
   lastSentAt = NaN;
   lateMaxMs = 0;
   connections = 0;
@@ -164,7 +174,7 @@ class Recorder {
   reset(): void {
     this.arrivals = Array.from({ length: this.hosts }, () => []);
     this.fetched.clear();
-    this.counts = { pagesServed: 0, robotsServed: 0, notFound: 0, fetchedTwice: 0 };
+    this.counts = { pagesServed: 0, robotsServed: 0, notFound: 0, fetchedTwice: 0, acceptErrors: 0 };
     this.lastSentAt = NaN;
     this.lateMaxMs = 0;
     this.peakConnections = this.connections;
@@ -200,7 +210,12 @@ async function listenAll(options: BroadSiteOptions, rec: Recorder): Promise<{ po
         servers.push(server);
         await new Promise<void>((resolve, reject) => {
           server.once('error', reject);
-          server.listen(port, hostAddress(k), () => resolve());
+          server.listen(port, hostAddress(k), () => {
+            server.off('error', reject);
+            // Once listening, an error is a connection it could not accept: counted, not fatal.
+            server.on('error', () => rec.counts.acceptErrors++);
+            resolve();
+          });
         });
       }
       return { port, servers };
