@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BROAD_RUNS, runOurs, runScrapy, runWorkers, shortfall, type BroadContext, type BroadRun, type BroadRunName } from './broad-runs.js';
-import { MAX_HOSTS } from './broad-shape.js';
+import { hostAddress, MAX_HOSTS } from './broad-shape.js';
 import { startBroadSite } from './broad-site.js';
 import { broadIdeal, type BroadIdeal } from './broad-stats.js';
 import { postgres, type PgServer } from './postgres.js';
@@ -135,7 +135,7 @@ export function formatBroadSite(s: BroadSiteResult): string[] {
   lines.push(...table(rows));
   for (const r of s.runs.filter((x) => x.available)) {
     lines.push(
-      `  ${r.label}: start-up ${f(r.startupSeconds, 2)} s, crawl ${f(r.spanSeconds, 2)} s; server saw ${r.requests} requests (${r.pagesServed} pages, ${r.robotsServed} robots.txt, ${r.notFound} 404, ${r.fetchedTwice} pages fetched again), loop delay max ${f(r.server.loopDelayMaxMs, 0)} ms, answers at most ${f(r.server.lateMaxMs, 0)} ms late, ${f(r.server.cpuSeconds, 1)} s CPU, ${r.server.peakConnections} connections at most${r.server.acceptErrors > 0 ? ` (${r.server.acceptErrors} it could not accept)` : ''}; ${r.stderrLines} lines on stderr${r.stderrLines > 0 ? `, first: ${JSON.stringify(r.stderrFirst)}` : ''}`,
+      `  ${r.label}: start-up ${f(r.startupSeconds, 2)} s, crawl ${f(r.spanSeconds, 2)} s; least gap on ${r.gaps.worstHost < 0 ? 'no host' : hostAddress(r.gaps.worstHost)}${r.gaps.worstPair === undefined ? '' : `, ${r.gaps.worstPair[0]} then ${r.gaps.worstPair[1]}`}; server saw ${r.requests} requests (${r.pagesServed} pages, ${r.robotsServed} robots.txt, ${r.notFound} 404, ${r.fetchedTwice} pages fetched again), loop delay max ${f(r.server.loopDelayMaxMs, 0)} ms, answers at most ${f(r.server.lateMaxMs, 0)} ms late, ${f(r.server.cpuSeconds, 1)} s CPU, ${r.server.peakConnections} connections at most${r.server.acceptErrors > 0 ? ` (${r.server.acceptErrors} it could not accept)` : ''}; ${r.stderrLines} lines on stderr${r.stderrLines > 0 ? `, first: ${JSON.stringify(r.stderrFirst)}` : ''}`,
     );
   }
   lines.push(`  (of ideal = pages/s over the ideal's; crawl of ideal = the ideal over first request to last answer at the server; least gap = per host, the least time between two request starts the arrival windows allow, the least over hosts; hosts below = hosts whose least gap is under the delay; CPU = user+sys of the crawler processes, PostgreSQL's not included)`);

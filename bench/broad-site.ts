@@ -38,7 +38,7 @@ export interface BroadSiteOptions extends BroadShape {
 
 /** What the server saw since the last reset. */
 export interface BroadRecords {
-  /** Per host (index = host), each request's arrival window (ms on the server's clock). */
+  /** Per host (index = host), each request's arrival window (ms on the server's clock) and path. */
   arrivals: ArrivalWindow[][];
   /** performance.timeOrigin of the server process: its clock plus this is epoch ms. */
   timeOrigin: number;
@@ -235,8 +235,8 @@ function hostServer(options: BroadSiteOptions, rec: Recorder, k: number, port: n
     const { at, after } = arrivalNow();
     const accepted = firstAfter.get(req.socket);
     firstAfter.delete(req.socket);
-    rec.arrivals[k]!.push({ at, after: accepted === undefined ? after : Math.min(accepted, after) });
     const path = (req.url ?? '/').split('?')[0]!;
+    rec.arrivals[k]!.push({ at, after: accepted === undefined ? after : Math.min(accepted, after), path });
     setTimeout(() => {
       const sent = performance.now();
       rec.lateMaxMs = Math.max(rec.lateMaxMs, sent - at - options.latencyMs);

@@ -66,6 +66,8 @@ export function broadIdeal(shape: BroadShape, delay: number, latency: number): B
 export interface ArrivalWindow {
   at: number;
   after: number;
+  /** The request's path, when recorded. */
+  path?: string;
 }
 
 /** The gaps between request starts to one host. */
@@ -80,6 +82,8 @@ export interface HostGaps {
   leastGapMs: number;
   /** The least gap between the times the server noted (ms): jitter included. Infinity for fewer than 2. */
   leastNotedGapMs: number;
+  /** The paths of the two requests with the least gap (when recorded). */
+  leastPair?: [string, string];
 }
 
 /** Per-host least gaps, and which hosts went below the interval. */
@@ -91,6 +95,8 @@ export interface GapSummary {
   leastNotedGapMs: number;
   /** The host with the least gap, or -1. */
   worstHost: number;
+  /** The paths of the two requests with the least gap there (when recorded). */
+  worstPair?: [string, string];
   /** Hosts whose least gap is below the interval. */
   hostsBelow: number;
 }
@@ -100,13 +106,17 @@ export function hostGaps(host: number, arrivals: readonly ArrivalWindow[]): Host
   const sorted = [...arrivals].sort((a, b) => a.at - b.at);
   let least = Infinity;
   let noted = Infinity;
+  let pair: [string, string] | undefined;
   for (let i = 1; i < sorted.length; i++) {
     const a = sorted[i - 1]!;
     const b = sorted[i]!;
-    least = Math.min(least, b.at - a.after);
+    if (b.at - a.after < least) {
+      least = b.at - a.after;
+      pair = a.path !== undefined && b.path !== undefined ? [a.path, b.path] : undefined;
+    }
     noted = Math.min(noted, b.at - a.at);
   }
-  return { host, requests: sorted.length, leastGapMs: least, leastNotedGapMs: noted };
+  return { host, requests: sorted.length, leastGapMs: least, leastNotedGapMs: noted, ...(pair === undefined ? {} : { leastPair: pair }) };
 }
 
 /** Sums up per-host gaps against the interval (ms). */
@@ -115,7 +125,12 @@ export function gapSummary(hosts: readonly HostGaps[], intervalMs: number): GapS
   for (const h of hosts) {
     if (h.requests < 2) continue;
     s.hostsMeasured++;
-    if (h.leastGapMs < s.leastGapMs) (s.leastGapMs = h.leastGapMs), (s.worstHost = h.host);
+    if (h.leastGapMs < s.leastGapMs) {
+      s.leastGapMs = h.leastGapMs;
+      s.worstHost = h.host;
+      if (h.leastPair !== undefined) s.worstPair = h.leastPair;
+      else delete s.worstPair;
+    }
     s.leastNotedGapMs = Math.min(s.leastNotedGapMs, h.leastNotedGapMs);
     if (h.leastGapMs < intervalMs) s.hostsBelow++;
   }

@@ -62,6 +62,15 @@ describe('the least gap per host at the server', () => {
     assert.equal(g.leastNotedGapMs, 990);
   });
 
+  it('names the two requests with the least gap, on the worst host', () => {
+    const s = gapSummary([
+      hostGaps(0, [{ at: 0, after: 0, path: '/robots.txt' }, { at: 1000, after: 1000, path: '/' }, { at: 2000, after: 2000, path: '/p1.html' }]),
+      hostGaps(1, [{ at: 0, after: 0, path: '/robots.txt' }, { at: 558, after: 558, path: '/' }, { at: 1558, after: 1558, path: '/p1.html' }]),
+    ], 1000);
+    assert.equal(s.worstHost, 1);
+    assert.deepEqual(s.worstPair, ['/robots.txt', '/']);
+  });
+
   it('is Infinity for a host with fewer than two requests, which is not measured', () => {
     assert.equal(hostGaps(0, [{ at: 5, after: 4 }]).leastGapMs, Infinity);
     const s = gapSummary([hostGaps(0, [{ at: 5, after: 4 }]), hostGaps(1, [])], 1000);
