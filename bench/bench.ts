@@ -22,6 +22,10 @@
  *               SQLite store with 1,000,000 URLs known; with 100 ms latency
  *               on 20 hosts, 1, 2, 4, 8 workers against the speed-up
  *               targets, --rounds rounds of them (scale-bench.ts)
+ *   broad       crawls over 500 hosts x 20 pages and 2,000 x 10 (--quick: 50 x 5
+ *               at a 0.2 s delay), 100 ms latency: ours, Scrapy and 4
+ *               PostgreSQL workers against the politeness bound, least gap
+ *               per host at the server (broad-bench.ts; one run each)
  *   profile     (only when asked) ./crawler under node --cpu-prof on the site
  *
  * Options: --pages N, --rounds N, --quick (1,000 pages, 1 round, shorter
@@ -42,6 +46,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { netLoop, wrkLoop } from './ceiling.js';
+import { BROAD_QUICK, BROAD_SITES, broadProblems, broadSection } from './broad-bench.js';
 import { crawlSection, verifyOurs, type CrawlFs } from './crawl-bench.js';
 import { findProfile, formatProfile, loadProfile, summarizeProfile } from './cpuprofile-top.js';
 import { benchExtractors } from './extract-bench.js';
@@ -55,7 +60,7 @@ import { formatStartup, startupSection, startupVariants } from './startup-bench.
 import { freePort, startSiteServer, type SiteServer } from './servers.js';
 import { generateSite, type Site } from './site.js';
 
-const SECTIONS = ['crawl', 'refresh', 'small', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale', 'profile'] as const;
+const SECTIONS = ['crawl', 'refresh', 'small', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale', 'broad', 'profile'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Options {
@@ -124,7 +129,7 @@ function parseOptions(argv: string[]): Options {
 
 function sectionsOf(o: Options): Section[] {
   if (o.only !== undefined) return o.only.includes('profile') && o.profile === undefined ? (o.profile = '/tmp/prof', o.only) : o.only;
-  const base: Section[] = ['crawl', 'refresh', 'small', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale'];
+  const base: Section[] = ['crawl', 'refresh', 'small', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale', 'broad'];
   return o.profile !== undefined ? [...base, 'profile'] : base;
 }
 
@@ -362,6 +367,12 @@ async function main(): Promise<void> {
       log(`\n[scale] crawler workers sharing one PostgreSQL frontier, ${pages} pages, delay 0; then with 100 ms latency on 20 hosts`);
       results.scale = await scaleSection({ pages, quick: o.quick, rounds: o.rounds, log });
       results.problems.push(...scaleProblems(results.scale));
+    }
+    if (sections.includes('broad')) {
+      const sites = o.quick ? [BROAD_QUICK] : BROAD_SITES;
+      log(`\n[broad] ${sites.map((s) => `${s.hosts} hosts x ${s.pages} pages`).join(', ')}, ${sites[0]!.latencyMs} ms latency: ${sites[0]!.runs.join(', ')}`);
+      results.broad = await broadSection({ repo, scratch: work, sites, log });
+      results.problems.push(...broadProblems(results.broad));
     }
   } finally {
     await cleanup();

@@ -10,13 +10,17 @@
  * runs; the last sample misses at most the final 20 ms of CPU.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { which } from './servers.js';
 
 export interface Measured {
   wallSeconds: number;
+  /** When the child was spawned (epoch ms, performance.timeOrigin + performance.now()). */
+  startedAt: number;
+  /** The child was killed at `timeoutMs`. */
+  timedOut: boolean;
   userSeconds: number;
   sysSeconds: number;
   cpuSeconds: number;
@@ -62,12 +66,49 @@ function procSample(pid: number): { cpu: number; hwmKiB: number } | undefined {
   }
 }
 
+/** The pids of the processes below `pid` (from each /proc/PID/stat's parent), parents before children. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+    } catch {
+      // it exited meanwhile
+    }
+  }
+  const out: number[] = [];
+  for (let queue = [pid]; queue.length > 0; ) {
+    const next = children.get(queue.shift()!) ?? [];
+    out.push(...next);
+    queue.push(...next);
+  }
+  return out;
+}
+
+/** SIGKILL to every process below `pid`, then `killChild()`. */
+function killTree(pid: number | undefined, killChild: () => void): void {
+  if (pid !== undefined) {
+    for (const p of descendants(pid)) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+  killChild();
+}
+
 /** Runs `command args` and measures it. Never rejects for a non-zero exit (see exitCode). */
 export async function runMeasured(command: string, args: readonly string[], options: RunOptions = {}): Promise<Measured> {
   const useTime = haveGnuTime();
   const timeFile = join(tmpdir(), `bench-time-${process.pid}-${counter++}.txt`);
   const argv = useTime ? [GNU_TIME, '-f', '%e %U %S %M', '-o', timeFile, command, ...args] : [command, ...args];
   const started = performance.now();
+  let timedOut = false;
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: options.cwd,
     env: options.env ?? process.env,
@@ -86,7 +127,8 @@ export async function runMeasured(command: string, args: readonly string[], opti
         const s = procSample(child.pid!);
         if (s !== undefined) sample = { cpu: Math.max(sample.cpu, s.cpu), hwmKiB: Math.max(sample.hwmKiB, s.hwmKiB) };
       }, 20);
-  const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+  // On timeout the whole tree goes: killing GNU time alone would leave the measured command running.
+  const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), killTree(child.pid, () => child.kill('SIGKILL'))), options.timeoutMs);
   const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code, sig) => resolve([code, sig]));
@@ -114,6 +156,8 @@ export async function runMeasured(command: string, args: readonly string[], opti
   }
   return {
     wallSeconds,
+    startedAt: performance.timeOrigin + started,
+    timedOut,
     userSeconds: user,
     sysSeconds: sys,
     cpuSeconds: user + sys,

@@ -117,7 +117,8 @@ export function crawlPeers(site: Site, repo: string, httrackSeconds = HTTRACK_SE
 /** HTTrack's own time limit (-E), seconds (`--quick`: 20). */
 export const HTTRACK_SECONDS = 60;
 
-function firstLine(file: string): string {
+/** The first line of `file` (at most its first 4 KiB): a page file's URL. */
+export function firstLine(file: string): string {
   const fd = openSync(file, 'r');
   try {
     const buf = Buffer.alloc(4096);

@@ -3,6 +3,7 @@
  * printed at the end of a run.
  */
 import type { CeilingResult } from './ceiling.js';
+import { formatBroad, type BroadResults } from './broad-bench.js';
 import { formatScale, type ScaleResults } from './scale-bench.js';
 import { KNOWN_MISSES, type CrawlSection, type ToolResult } from './crawl-bench.js';
 import { ARCHIVE_VARIANT } from './peers.js';
@@ -65,6 +66,7 @@ export interface Results {
   pushback?: PushbackResult;
   hosts?: HostsRun[];
   scale?: ScaleResults;
+  broad?: BroadResults;
   profile?: ProfileSummary & { command: string; wallSeconds: number; pages: number };
   problems: string[];
 }
@@ -159,6 +161,7 @@ export function formatResults(r: Results): string {
     out.push('', table(rows));
   }
   if (r.scale) out.push('', ...formatScale(r.scale));
+  if (r.broad) out.push('', ...formatBroad(r.broad));
   if (r.profile) {
     out.push('', `profile (${r.profile.command}): ${r.profile.pages} pages in ${f(r.profile.wallSeconds, 2)} s; top self time:`);
     for (const t of r.profile.top.slice(0, 10)) out.push(`  ${f(t.selfPercent).padStart(5)} %  ${t.name} (${t.location})`);

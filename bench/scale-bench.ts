@@ -22,9 +22,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import pg from 'pg';
+import { fileURLToPath } from 'node:url';
 import { measureFrontierMemory } from '../scripts/measure-memory.js';
+import { freshDatabase, postgres } from './postgres.js';
 import { median, medianPairedRatio } from './stats.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -126,33 +126,6 @@ async function runWorkers(workers: number, args: (dir: string) => string[]): Pro
   } finally {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
-}
-
-interface PgServer {
-  url: string;
-  stop(): void;
-}
-
-/** The PostgreSQL server to use, or why there is none. */
-async function postgres(): Promise<PgServer | { skip: string }> {
-  const given = process.env['PC_BENCH_PG_URL'];
-  if (given !== undefined && given !== '') return { url: given, stop: () => undefined };
-  const mod = (await import(pathToFileURL(join(root, 'scripts', 'pg-cluster.js')).href)) as { startCluster(): Promise<PgServer | { skip: string }> };
-  return mod.startCluster();
-}
-
-async function freshDatabase(adminUrl: string, name: string): Promise<string> {
-  const c = new pg.Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await c.end();
-  }
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
 }
 
 /** The latency rows' site and targets (issue 16): every answer 100 ms late, 20 hosts, 1,600 pages. */

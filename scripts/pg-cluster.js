@@ -77,10 +77,13 @@ function seconds(since) {
 }
 
 /**
- * Starts a cluster, or says why it cannot.
+ * Starts a cluster, or says why it cannot. `maxConnections` sets the
+ * server's max_connections (PostgreSQL's default, 100, when not given): the
+ * bench's shared crawls open a connection per lane of every worker.
+ * @param {{ maxConnections?: number }} [settings]
  * @returns {Promise<Cluster | { skip: string }>}
  */
-export async function startCluster() {
+export async function startCluster(settings = {}) {
   const bin = findBinDir();
   if (bin === undefined) return { skip: `no PostgreSQL server binaries (initdb, pg_ctl) in PATH or ${DEBIAN_LIB}/*/bin` };
   const asRoot = process.getuid?.() === 0;
@@ -89,7 +92,7 @@ export async function startCluster() {
 
   const dir = mkdtempSync(join(tmpdir(), 'pc-pg-'));
   try {
-    return await startIn(dir, bin, owner);
+    return await startIn(dir, bin, owner, settings);
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;
@@ -99,9 +102,10 @@ export async function startCluster() {
 /**
  * startCluster's work in its fresh folder, which it removes unless it returns a Cluster.
  * @param {string} dir @param {string} bin @param {{ uid: number, gid: number } | undefined} owner
+ * @param {{ maxConnections?: number }} settings
  * @returns {Promise<Cluster | { skip: string }>}
  */
-async function startIn(dir, bin, owner) {
+async function startIn(dir, bin, owner, settings) {
   const data = join(dir, 'data');
   const sock = join(dir, 'sock');
   mkdirSync(sock);
@@ -132,7 +136,7 @@ async function startIn(dir, bin, owner) {
   let failure = '';
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt++) {
     const port = await freePort();
-    const options = `-p ${port} -k ${shellQuote(sock)} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    const options = `-p ${port} -k ${shellQuote(sock)} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off${settings.maxConnections === undefined ? '' : ` -c max_connections=${settings.maxConnections}`}`;
     const start = run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', '-t', '30', 'start']);
     if (start.status === 0) {
       let stopped = false;
