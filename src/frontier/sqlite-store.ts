@@ -32,7 +32,12 @@ const PREFETCH = 64;
 export interface CrawlIdentity {
   seed: string;
   maxDepth: number;
+  /** The identity keys of the seeds after `seed` (crawler --seeds), in order (absent: none). */
+  moreSeeds?: readonly string[];
 }
+
+/** The meta key of CrawlIdentity.moreSeeds, a JSON array (absent in a state without them). */
+const MORE_SEEDS = 'moreSeeds';
 
 export interface SqliteFrontierOptions extends CrawlIdentity {
   /** Continue the crawl recorded in the file (else any earlier state is replaced). */
@@ -143,11 +148,17 @@ export class SqliteFrontier implements FrontierStore {
       if (seed !== options.seed || depth !== String(options.maxDepth)) {
         throw new CrawlerError('ERR_STATE', `${dir} holds a crawl of ${seed} to depth ${depth}, not of ${options.seed} to depth ${options.maxDepth}; run without --resume to replace it`);
       }
+      const more = meta(MORE_SEEDS) ?? '[]';
+      if (more !== JSON.stringify(options.moreSeeds ?? [])) {
+        const count = (JSON.parse(more) as unknown[]).length;
+        throw new CrawlerError('ERR_STATE', `${dir} holds a crawl from ${count === 0 ? 'no --seeds file' : `${count} more seeds (--seeds)`}, not from these; resume with the same seed file, or run without --resume to replace it`);
+      }
     } else {
       const put = this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
       this.db.transaction(() => {
         put.run('version', SCHEMA_VERSION);
         put.run('seed', options.seed);
+        if (options.moreSeeds !== undefined && options.moreSeeds.length > 0) put.run(MORE_SEEDS, JSON.stringify(options.moreSeeds));
         put.run('maxDepth', String(options.maxDepth));
         put.run('lastId', '0');
         put.run(OWNED_THROUGH, String(options.ownedThrough ?? 0));
@@ -385,14 +396,15 @@ export function readEarlierCrawl(dir: string): EarlierCrawlRecord | undefined {
     const lastId = num('lastId');
     const ownedThrough = num(OWNED_THROUGH);
     const known = db.prepare('SELECT 1 FROM urls WHERE key = ?').pluck();
-    // The seed is in the meta table from the start, in the urls table only from the first commit.
+    // The seeds are in the meta table from the start, in the urls table only from the first commit.
     const seed = meta.get('seed');
+    const more = new Set(JSON.parse((meta.get(MORE_SEEDS) as string | undefined) ?? '[]') as string[]);
     return {
       lastId,
       ownedThrough,
       knows: (key) => {
         try {
-          return key === seed || known.get(key) !== undefined;
+          return key === seed || more.has(key) || known.get(key) !== undefined;
         } catch {
           return false;
         }
