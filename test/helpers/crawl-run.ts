@@ -14,6 +14,7 @@ import type { CrawlEvent } from '../../src/engine/events.js';
 import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../../src/extract/html.js';
 import { MemoryFrontier } from '../../src/frontier/memory-store.js';
+import type { FrontierStore } from '../../src/frontier/store.js';
 import { Politeness } from '../../src/frontier/politeness.js';
 import { HttpClient } from '../../src/http/client.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../../src/robots/policy.js';
@@ -21,6 +22,10 @@ import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-u
 
 export interface CrawlSetup {
   seed: string;
+  /** Seeds after it (CrawlOptions.moreSeeds). */
+  moreSeeds?: string[];
+  /** Default: a new memory frontier. */
+  frontier?: FrontierStore;
   /** Default: the seed's origin. */
   inScope?: (url: HttpUrl) => boolean;
   maxDepth?: number;
@@ -120,6 +125,7 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
   try {
     const crawl = new Crawl({
       seed,
+      ...(o.moreSeeds === undefined ? {} : { moreSeeds: o.moreSeeds.map((u) => parseHttpUrl(u)) }),
       seedDepth: 0,
       maxDepth: o.maxDepth ?? 2,
       maxRedirects,
@@ -128,7 +134,7 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
       fetcher,
       politeness,
       loadRobots: robots === undefined ? undefined : (origin) => robots.rulesFor(origin),
-      frontier: new MemoryFrontier(),
+      frontier: o.frontier ?? new MemoryFrontier(),
       policy,
       sink: NO_PAGE_SINK,
       onEvent,
