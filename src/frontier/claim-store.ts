@@ -311,7 +311,7 @@ export function configMismatch(a: ClaimCrawlConfig, b: ClaimCrawlConfig): string
   if (a.seed.key !== b.seed.key) return `it crawls ${a.seed.key}, not ${b.seed.key}`;
   if (moreSeedKeys(a) !== moreSeedKeys(b)) {
     const [m, n] = [a.moreSeeds?.length ?? 0, b.moreSeeds?.length ?? 0];
-    return `its seeds after ${a.seed.key} are ${m === 0 ? 'none' : `${m} others (--seeds)`}, not ${n === 0 ? 'none' : `these ${n} (--seeds)`}: give every worker the same seed file`;
+    return `its seed list is another: ${m} seed${m === 1 ? '' : 's'} after ${a.seed.key} (--seeds), not ${n}: give every worker the same seed file`;
   }
   if ((a.scope ?? '') !== (b.scope ?? '')) return 'its scope is another (give every worker the same --internal, --internal-domain, --any-host and --exclude)';
   if (a.maxDepth !== b.maxDepth) return `its maxDepth is ${a.maxDepth}, not ${b.maxDepth}`;

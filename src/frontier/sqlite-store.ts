@@ -151,7 +151,7 @@ export class SqliteFrontier implements FrontierStore {
       const more = meta(MORE_SEEDS) ?? '[]';
       if (more !== JSON.stringify(options.moreSeeds ?? [])) {
         const count = (JSON.parse(more) as unknown[]).length;
-        throw new CrawlerError('ERR_STATE', `${dir} holds a crawl from ${count === 0 ? 'no --seeds file' : `${count} more seeds (--seeds)`}, not from these; resume with the same seed file, or run without --resume to replace it`);
+        throw new CrawlerError('ERR_STATE', `${dir} holds a crawl from ${count === 0 ? 'no --seeds file' : `${count} more seed${count === 1 ? '' : 's'} (--seeds)`}, not from these; resume with the same seed file, or run without --resume to replace it`);
       }
     } else {
       const put = this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');

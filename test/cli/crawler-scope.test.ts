@@ -259,7 +259,7 @@ describe('broad crawls over loopback hosts', () => {
       const other = await crawl([...args.map((a) => (a === '/skip/' ? '/other/' : a)), tempDir(), '1']);
       assertCleanError(other, /^crawler: frontier .* holds another crawl: its scope is another \(give every worker the same --internal, --internal-domain, --any-host and --exclude\)$/, { usageHint: false });
       const noSeeds = await crawl([...args.filter((a) => a !== '--seeds' && a !== seeds), tempDir(), '1']);
-      assertCleanError(noSeeds, /^crawler: frontier .* holds another crawl: its seeds after .* are 1 others \(--seeds\), not none: give every worker the same seed file$/, { usageHint: false });
+      assertCleanError(noSeeds, /^crawler: frontier .* holds another crawl: its seed list is another: 1 seed after .* \(--seeds\), not 0: give every worker the same seed file$/, { usageHint: false });
       const again = await crawl([...args, tempDir(), '1']);
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stderr, /the crawl is done: 4 pages in all/);

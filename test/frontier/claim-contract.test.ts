@@ -115,7 +115,7 @@ for (const [name, make, skip] of factories) {
         config({ moreSeeds: seeds.moreSeeds ?? [] }),
       ];
       for (const other of others) {
-        await assert.rejects(b.open(other), (err: unknown) => isCrawlerError(err, 'ERR_STATE') && /another crawl: its (seeds|scope)/.test(err.message), JSON.stringify(other));
+        await assert.rejects(b.open(other), (err: unknown) => isCrawlerError(err, 'ERR_STATE') && /another crawl: its (seed list|scope) is another/.test(err.message), JSON.stringify(other));
       }
       // Each seed once, in the order given, all at depth 0 (two hosts: the host with the earliest next fetch first, then queue order).
       const order: string[] = [];
