@@ -270,7 +270,9 @@ export class SeedPanic {
    * then the PANIC, or `error` when it is the host not being reached. Every
    * URL at depth 0 is the seed or the target of its redirects (followed in
    * the same step by a private crawl, queued at depth 0 by a worker of a
-   * shared one), so either way the seed cannot be crawled.
+   * shared one), so either way the seed cannot be crawled. With several
+   * seeds, false: the failure of `url` is noted for `ended`, and the caller
+   * logs its Failed line.
    */
   failed(depth: number, nothingSaved: boolean, why: string, error?: CrawlerError, url = this.seed.key): boolean {
     if (depth !== 0 || !nothingSaved) return false;
