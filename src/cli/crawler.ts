@@ -42,7 +42,7 @@ function option<T>(make: () => T, prefix = ''): T {
  */
 function scopeAndSeeds(flags: CrawlerFlags, seed: HttpUrl): { scope: CrawlScope; moreSeeds: SeedLine[] } {
   const listed = flags.seeds === undefined ? [] : readSeedFile(flags.seeds, flags.maxUrlLength);
-  const scope = option(() => crawlScope({ internal: flags.internal, domains: flags.internalDomain, anyHost: flags.anyHost, exclude: flags.exclude, seeds: [seed, ...listed.map((s) => s.url)] }));
+  const scope = option(() => crawlScope({ internal: flags.internal, domains: flags.internalDomain, anyHost: flags.anyHost, exclude: flags.exclude, seeds: [seed, ...listed.map((s) => s.url)], maxUrlLength: flags.maxUrlLength }));
   const why = scope.outside(seed);
   if (why !== undefined) throw usage(`seedURL ${seed.key} is ${why}`, 'ERR_INVALID_OPTION');
   const keys = new Set([seed.key]);

@@ -25,7 +25,10 @@
  *
  * A typical pattern costs some 0.2 us a URL; the worst a hostile URL of
  * 2,048 characters can make any accepted pattern cost is some 30 ms
- * (`.*.*.*x`, measured; test/url/exclude-patterns.test.ts). The two V8
+ * (`.*.*.*x`, measured; test/url/scope-exclude.test.ts). That cost grows
+ * with the URL, and percent-encoding can make a key nine times longer than
+ * the link (18,351 characters, 245 ms): so a crawl with --exclude keeps out
+ * every URL whose key is longer than --max-url-length (scope.ts). The two V8
  * flags are set for the process when the first pattern is compiled; they
  * change nothing for a regular expression that never backtracks that far,
  * and V8's code cache does not depend on them (both checked).

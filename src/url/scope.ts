@@ -9,7 +9,7 @@
 import { CrawlerError, describeError } from '../errors.js';
 import { inDomains, parseScopeDomain } from './domain-scope.js';
 import { compileExcludes, excludedBy } from './exclude-patterns.js';
-import { parseHttpUrl, type HttpUrl } from './http-url.js';
+import { DEFAULT_MAX_URL_LENGTH, parseHttpUrl, type HttpUrl } from './http-url.js';
 
 /** Decides whether a URL is inside the crawl. */
 export type Scope = (url: HttpUrl) => boolean;
@@ -63,6 +63,14 @@ export interface ScopeFlags {
   exclude?: readonly string[] | undefined;
   /** The seeds (the positional one first): their origins are the scope when no inclusion flag is given. */
   seeds: readonly HttpUrl[];
+  /**
+   * `--max-url-length` (default DEFAULT_MAX_URL_LENGTH): with --exclude, a
+   * URL whose identity key is longer is outside the crawl. Percent-encoding
+   * can make a key up to nine times its link's length, and the time a pattern
+   * may take grows with it (see exclude-patterns.ts): every URL matched is
+   * at most this long.
+   */
+  maxUrlLength?: number | undefined;
 }
 
 /** A crawl's scope, with what the command line needs to explain it. */
@@ -108,7 +116,8 @@ export function crawlScope(flags: ScopeFlags): CrawlScope {
       : domainList.length === 0
         ? (url) => keys.some((k) => url.key.startsWith(k))
         : (url) => keys.some((k) => url.key.startsWith(k)) || inDomains(domainList, url);
-  const inScope: Scope = excludes.length === 0 ? included : (url) => included(url) && excludedBy(excludes, url) === undefined;
+  const maxKey = flags.maxUrlLength ?? DEFAULT_MAX_URL_LENGTH;
+  const inScope: Scope = excludes.length === 0 ? included : (url) => included(url) && url.key.length <= maxKey && excludedBy(excludes, url) === undefined;
   const inclusion = [...prefixes.map((p) => `--internal ${p.text}`), ...domains.map((d) => `--internal-domain ${d.text}`)].join(' or ');
   const parts = given ? [...keys.map((k) => `internal ${k}`), ...domainList.map((d) => `domain ${d.name}`), ...(anyHost ? ['any host'] : [])] : [];
   parts.push(...excludes.map((e) => `exclude ${e.source}`));
@@ -116,6 +125,7 @@ export function crawlScope(flags: ScopeFlags): CrawlScope {
     inScope,
     outside(url) {
       if (!included(url)) return given ? `not inside ${inclusion}` : 'not on the origin of a seed';
+      if (excludes.length > 0 && url.key.length > maxKey) return `longer than ${maxKey} characters once percent-encoded, too long to match against --exclude (--max-url-length)`;
       const pattern = excludedBy(excludes, url);
       return pattern === undefined ? undefined : `excluded by --exclude ${JSON.stringify(pattern)}`;
     },

@@ -45,6 +45,18 @@ test('--exclude takes URLs out whatever took them in: the default, --internal, -
   assert.deepEqual(inside({ anyHost: true, exclude: ['/private/', '^http://w\\.'] }, urls), [true, false, false, false]);
 });
 
+test('with --exclude, a URL whose key is longer than --max-url-length once percent-encoded is out: no pattern is matched against more', () => {
+  // 20 characters of link, 8 + 12 x 9 = 116 of key.
+  const long = parseHttpUrl('http://a.test:8080/' + '\u20ac'.repeat(12));
+  assert.equal(long.key.length, 'http://a.test:8080/'.length + 12 * 9);
+  const scope = crawlScope({ seeds: [SEED], exclude: ['/never/'], maxUrlLength: 100 });
+  assert.equal(scope.inScope(long), false);
+  assert.equal(scope.outside(long), 'longer than 100 characters once percent-encoded, too long to match against --exclude (--max-url-length)');
+  assert.equal(scope.inScope(u('http://a.test:8080/short')), true);
+  assert.equal(crawlScope({ seeds: [SEED], exclude: ['/never/'], maxUrlLength: 200 }).inScope(long), true);
+  assert.equal(crawlScope({ seeds: [SEED], maxUrlLength: 100 }).inScope(long), true, 'without --exclude, nothing is matched: the link\'s own length is what counts');
+});
+
 test('outside() says why in the flags\' words; undefined for a URL inside', () => {
   const scope = crawlScope({ seeds: [SEED], internal: ['http://a.test:8080/docs/'], domains: ['b.test'], exclude: ['/old/'] });
   assert.equal(scope.outside(u('http://a.test:8080/docs/x')), undefined);
