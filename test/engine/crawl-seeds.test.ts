@@ -70,7 +70,7 @@ test('every seed disallowed: nothing queued, stoppedBy seed-disallowed, each tol
 });
 
 test('the robots.txt of every seed\'s host is fetched at once (--concurrency at a time), not one after another', async (t) => {
-  const ROBOTS_MS = 300;
+  const ROBOTS_MS = 500;
   const sites = await Promise.all([1, 2, 3, 4].map((i) => site(t, { '/robots.txt': late(robotsTxt('User-agent: *\nDisallow:\n'), ROBOTS_MS), '/': { body: page(`s${i}`) } }, `127.0.0.${i}`)));
   const [first, ...rest] = sites.map((s) => `${s.origin}/`) as [string, ...string[]];
   const r = await runCrawl({ seed: first, moreSeeds: rest, inScope: () => true, concurrency: 4 });
