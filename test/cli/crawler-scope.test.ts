@@ -113,6 +113,8 @@ describe('bad input: exit 1, one line, no request, the pageDirectory untouched',
   }
   test('a second, bad --exclude after a good one: refused, naming the bad one', () => refused((seed) => ['--exclude', '/ok/', '--exclude', '+', seed], /^crawler: invalid --exclude "\+": .*Nothing to repeat/, true));
 
+  test('--any-host with a value: refused (it is a switch)', () => refused((seed) => ['--any-host=yes', seed], /^crawler: --any-host takes no value$/, true));
+
   test('seedURL outside --internal-domain: refused, saying so', () =>
     refused((seed) => ['--internal-domain', 'example.org', seed], /^crawler: seedURL http:\/\/127\.0\.0\.1:\d+\/ is not inside --internal-domain example\.org$/, true));
   test('seedURL excluded by --exclude: refused, naming the pattern', () => refused((seed) => ['--exclude', '127\\.0\\.0\\.1', seed], /^crawler: seedURL .* is excluded by --exclude "127\\\\.0\\\\.0\\\\.1"$/, true));
