@@ -12,14 +12,18 @@ export const FLAGS = defineFlags([
   ...INFO_FLAGS,
   { name: 'delay', type: 'duration', arg: 'SECONDS', default: 1, help: 'least time between the starts of two requests to the server; a robots.txt Crawl-delay can make it longer' },
   { name: 'depth-limit', type: 'count', arg: 'N', default: DEFAULT_DEPTH_LIMIT, help: 'largest maxDepth accepted' },
-  { name: 'internal', type: 'string', arg: 'PREFIX', repeatable: true, help: 'crawl the URLs that start with PREFIX (a server such as http://h:8080, or a path); give it again for more (default: the seed\'s scheme, host and port)' },
+  { name: 'internal', type: 'string', arg: 'PREFIX', repeatable: true, help: 'crawl the URLs that start with PREFIX (a server such as http://h:8080, or a path); give it again for more (default: the scheme, host and port of the seeds)' },
+  { name: 'internal-domain', type: 'string', arg: 'DOMAIN', repeatable: true, help: 'crawl every host of DOMAIN: example.org covers example.org and a.b.example.org (not badexample.org), over http and https, on any port; an IP address covers only itself; give it again for more' },
+  { name: 'any-host', type: 'boolean', help: 'follow links to every host, to maxDepth (each host\'s robots.txt and delay still apply)' },
+  { name: 'exclude', type: 'string', arg: 'REGEX', repeatable: true, help: 'never crawl a URL that REGEX, a JavaScript regular expression, matches anywhere in the URL as the log prints it (^ and $ anchor it), even when another option takes it in: e.g. "/calendar/|[?&]sort="; give it again for more; a pattern that some URL could make slow to match (a backreference, a lookaround) is refused' },
+  { name: 'seeds', type: 'string', arg: 'FILE', help: 'crawl from the URLs in FILE too, at depth 0 after seedURL, in file order: one absolute http(s) URL a line (blank lines and lines starting with # skipped); without a scope option above, their origins are inside the crawl like the seed\'s' },
   { name: 'ignore-robots', type: 'boolean', help: 'do not fetch or obey robots.txt' },
   { name: 'max-pages', type: 'count', arg: 'N', help: 'stop after N responses (default: no limit)' },
   { name: 'user-agent', type: 'string', arg: 'TEXT', default: CRAWLER_USER_AGENT, help: 'the name sent in the User-Agent header and looked up in robots.txt' },
   { name: 'retries', type: 'count', arg: 'N', default: 2, help: 'try a page again, up to N times, when it is answered 429, 500, 502, 503 or 504, times out or is cut off; the try comes later in the crawl, and its server is asked less often meanwhile' },
   { name: 'overwrite', type: 'boolean', help: 'crawl into a pageDirectory that holds numbered files no crawl of ours wrote (a user\'s, or no .crawler marker); they are then replaced' },
   { name: 'since', type: 'string', arg: 'OLD_DIR', help: 'refresh the crawl in OLD_DIR: copy from it each page answered 304' },
-  { name: 'resume', type: 'boolean', help: 'continue the interrupted crawl recorded in pageDirectory (same seedURL and maxDepth)' },
+  { name: 'resume', type: 'boolean', help: 'continue the interrupted crawl recorded in pageDirectory (same seedURL, seed file and maxDepth)' },
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
   { name: 'sitemaps', type: 'boolean', help: 'also crawl the URLs that the seed\'s site lists in its sitemaps (named by robots.txt, else /sitemap.xml): they are queued at depth 1, after the seed\'s own links; stderr says what each sitemap gave' },
   { name: 'json', type: 'boolean', help: 'print the log as one JSON object per event, {"event","depth","url","reason"?}, instead of the CS50 format' },
@@ -39,6 +43,12 @@ Crawls breadth first from seedURL, following links within the seed's server
 (same scheme, host and port) to maxDepth, and saves each page as
 pageDirectory/ID: the URL, a newline, the depth, a newline, then the page
 exactly as served. IDs are 1, 2, 3... in the order pages are saved.
+
+Broad crawls: --internal, --internal-domain and --any-host widen the crawl (a
+URL is inside when any of them takes it in), --exclude narrows it, and --seeds
+adds starting points. Every seed must be inside the crawl. robots.txt, the
+delay and every limit apply to every host. With --seeds, a seed that cannot be
+fetched is a Failed line; the crawl is a PANIC only when none of them can be.
 
   seedURL        absolute http:// or https:// URL of the first page
   pageDirectory  existing, writable directory, one crawl at a time; an earlier crawl is replaced

@@ -8,12 +8,16 @@ import { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT, WRITE_THREAD_WHEN } from '../p
 import { runTse } from '../programs/tse-run.js';
 import { leaseMsFrom } from '../programs/tse-worker.js';
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
-import { prefixesScope, sameOriginScope, type Scope } from '../url/scope.js';
-import { parseArgs } from './args.js';
+import { crawlScope, type CrawlScope } from '../url/scope.js';
+import type { SeedLine } from '../url/seed-list.js';
+import { parseArgs, type FlagValues } from './args.js';
 import { CRAWLER_HELP, FLAGS } from './crawler-help.js';
 import { reportSettings } from '../report/run-info.js';
 import { archiveFrom, clientOptionsFrom, concurrencyFrom, versionText } from './common-flags.js';
 import type { CliIo } from '../program-io.js';
+import { readSeedFile } from './seed-file.js';
+
+type CrawlerFlags = FlagValues<typeof FLAGS>;
 
 export { CRAWLER_HELP, CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT };
 
@@ -28,6 +32,30 @@ function option<T>(make: () => T, prefix = ''): T {
   } catch (err) {
     throw usage(`${prefix}${describeError(err)}`, 'ERR_INVALID_OPTION');
   }
+}
+
+/**
+ * The crawl's scope (--internal, --internal-domain, --any-host, --exclude)
+ * and its seeds after the positional one (--seeds, each identity key once,
+ * in file order), every seed checked to be inside the scope: one line
+ * naming what is wrong otherwise, before any request.
+ */
+function scopeAndSeeds(flags: CrawlerFlags, seed: HttpUrl): { scope: CrawlScope; moreSeeds: SeedLine[] } {
+  const listed = flags.seeds === undefined ? [] : readSeedFile(flags.seeds, flags.maxUrlLength);
+  const scope = option(() => crawlScope({ internal: flags.internal, domains: flags.internalDomain, anyHost: flags.anyHost, exclude: flags.exclude, seeds: [seed, ...listed.map((s) => s.url)], maxUrlLength: flags.maxUrlLength }));
+  const why = scope.outside(seed);
+  if (why !== undefined) throw usage(`seedURL ${seed.key} is ${why}`, 'ERR_INVALID_OPTION');
+  const keys = new Set([seed.key]);
+  const moreSeeds: SeedLine[] = [];
+  for (const s of listed) {
+    const outside = scope.outside(s.url);
+    if (outside !== undefined) throw usage(`--seeds ${JSON.stringify(flags.seeds)} line ${s.line}: ${s.url.key} is ${outside}`, 'ERR_INVALID_OPTION');
+    if (!keys.has(s.url.key)) {
+      keys.add(s.url.key);
+      moreSeeds.push(s);
+    }
+  }
+  return { scope, moreSeeds };
 }
 
 /** crawler's main: returns the exit status. */
@@ -60,8 +88,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   if (!/^[0-9]+$/.test(depthText)) throw usage(`maxDepth must be a non-negative integer written in digits, got "${depthText}"`);
   const maxDepth = Number(depthText);
   if (maxDepth > depthLimit) throw usage(`maxDepth ${depthText} is above the depth limit ${depthLimit} (--depth-limit N changes it)`);
-  const scope: Scope = option(() => (flags.internal !== undefined ? prefixesScope(flags.internal) : sameOriginScope(seed)), 'invalid --internal prefix: ');
-  if (!scope(seed)) throw usage(`seedURL ${seed.key} is not inside --internal ${(flags.internal ?? []).join(' or ')}`, 'ERR_INVALID_OPTION');
+  const { scope, moreSeeds } = scopeAndSeeds(flags, seed);
   const parallel = option(() => concurrencyFrom(flags));
   const userAgent = flags.userAgent;
   // RFC 9110 §5.5: no control characters in a field value; an empty one names no robots.txt group.
@@ -86,9 +113,11 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   return runTse(
     {
       seed,
+      moreSeeds: moreSeeds.map((s) => s.url),
       pageDir,
       maxDepth,
-      scope,
+      scope: scope.inScope,
+      scopeKey: scope.key,
       delayMs: flags.delayMs,
       delayFactor: flags.delayFactor,
       userAgent,

@@ -29,6 +29,12 @@ import { redirectLocation, type FetchOutcome } from './redirects.js';
 
 export interface CrawlOptions {
   seed: HttpUrl;
+  /**
+   * Seeds after `seed` (crawler --seeds), queued after it at the same depth,
+   * in order. Each is checked against robots.txt first, like `seed`: one
+   * that is disallowed is told (`disallowed`) and not queued.
+   */
+  moreSeeds?: readonly HttpUrl[];
   /** The seed's depth: 0 for crawler, 1 for KeywordHunter. */
   seedDepth: number;
   /** Pages at this depth are fetched but their links are not followed. */
@@ -148,15 +154,15 @@ export class Crawl {
   async run(): Promise<CrawlSummary> {
     const { seed, frontier } = this.o;
     const path = this.path;
-    if (frontier.isSeen(seed.key) && frontier.pending === 0) return { pages: 0, stoppedBy: 'done' };
-    if (!frontier.isSeen(seed.key)) {
-      const allowed = await path.robots.allows(seed);
-      if (this.o.signal?.aborted) return { pages: 0, stoppedBy: 'signal' };
-      if (!allowed) {
-        path.disallowed(seed, this.o.seedDepth);
-        return { pages: 0, stoppedBy: 'seed-disallowed' };
-      }
-      frontier.add({ key: seed.key, url: seed.href, depth: this.o.seedDepth });
+    const seeds = [seed, ...(this.o.moreSeeds ?? [])];
+    // The seeds are queued together, in the same unit as the first page (a durable frontier commits them
+    // with it): when one of them is seen, a resumed crawl has queued them all already.
+    const seeded = seeds.some((s) => frontier.isSeen(s.key));
+    if (seeded && frontier.pending === 0) return { pages: 0, stoppedBy: 'done' };
+    if (!seeded) {
+      const queued = await this.seed(seeds);
+      if (queued === undefined) return { pages: 0, stoppedBy: 'signal' };
+      if (queued === 0) return { pages: 0, stoppedBy: 'seed-disallowed' };
     }
     if (this.o.sitemaps !== undefined) this.sitemaps = await path.sitemapLinks(this.o.sitemaps, this.o.maxRedirects);
     const perHost = Math.max(1, this.o.connectionsPerHost ?? 1);
@@ -224,5 +230,34 @@ export class Crawl {
       this.halt.abort();
       window.close();
     }
+  }
+
+  /**
+   * Queues the seeds robots.txt allows, in order, after loading the rules of
+   * every seed's host at once (--concurrency at a time). Resolves with how
+   * many were queued, or undefined when a stop came first.
+   */
+  private async seed(seeds: readonly HttpUrl[]): Promise<number | undefined> {
+    const path = this.path;
+    const depth = this.o.seedDepth;
+    if (seeds.length > 1) {
+      try {
+        await path.robots.learnAll(
+          seeds.map((s) => s.origin),
+          Math.max(1, this.o.concurrency ?? 1),
+        );
+      } catch (err) {
+        if (this.o.signal?.aborted) return undefined;
+        throw err;
+      }
+    }
+    let queued = 0;
+    for (const s of seeds) {
+      const allowed = await path.robots.allows(s);
+      if (this.o.signal?.aborted) return undefined;
+      if (!allowed) path.disallowed(s, depth);
+      else if (this.o.frontier.add({ key: s.key, url: s.href, depth })) queued++;
+    }
+    return queued;
   }
 }

@@ -7,6 +7,7 @@ import { CrawlerError } from '../errors.js';
 import {
   clampWait,
   configMismatch,
+  seedEntries,
   POLL_WAIT_MS,
   lostLease,
   isRetry,
@@ -79,7 +80,7 @@ export class MemoryClaimStore implements ClaimStore {
       return { created: false };
     }
     this.config = { ...config };
-    this.addSync([config.seed]);
+    this.addSync(seedEntries(config));
     return { created: true };
   }
 

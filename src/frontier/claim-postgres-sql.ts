@@ -45,8 +45,9 @@
 
 /** Bumped when the tables change: a crawl made by another version is refused. */
 // 4: pc_queue.attempts, pc_hosts.streak (shared retries and back-off);
-// 5: tokens minted by the workers in blocks, pc_done (calls safe to redo after a lost connection).
-export const PG_SCHEMA_VERSION = 5;
+// 5: tokens minted by the workers in blocks, pc_done (calls safe to redo after a lost connection);
+// 6: pc_crawl.more_seeds and pc_crawl.scope (a seed list, and the scope the workers must agree on).
+export const PG_SCHEMA_VERSION = 6;
 
 /**
  * A fingerprint of PG_SCHEMA's text (FNV-1a, 32 bits, hex), kept as the
@@ -65,6 +66,8 @@ CREATE TABLE IF NOT EXISTS pc_crawl (
   id int PRIMARY KEY CHECK (id = 1),
   version int NOT NULL,
   seed_key text NOT NULL,
+  more_seeds text NOT NULL DEFAULT '',       -- the identity keys of the seeds after seed_key, one a line
+  scope text NOT NULL DEFAULT '',            -- the scope the workers must agree on ('': the seeds' origins)
   max_depth int NOT NULL,
   delay_ms double precision NOT NULL,
   robots boolean NOT NULL,

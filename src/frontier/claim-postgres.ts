@@ -19,6 +19,9 @@ import { PG_SCHEMA, PG_SCHEMA_STAMP, PG_SCHEMA_VERSION } from './claim-postgres-
 import { databaseAddress, DEFAULT_FRONTIER_WAIT_MS, Reconnect } from './pg-faults.js';
 import {
   configMismatch,
+  moreSeedKeys,
+  seedEntries,
+  storedConfig,
   lostLease,
   robotsUrlOf,
   markAdded,
@@ -182,28 +185,30 @@ export class PostgresClaimStore implements ClaimStore {
         await client.query(PG_SCHEMA);
         await client.query(`COMMENT ON TABLE pc_crawl IS '${PG_SCHEMA_STAMP}'`);
       }
-      const found = await client.query<{ seed_key: string; max_depth: number; delay_ms: number; robots: boolean; block: string }>(
-        "SELECT seed_key, max_depth, delay_ms, robots, nextval('pc_token_block_seq') AS block FROM pc_crawl WHERE id = 1",
+      const found = await client.query<{ seed_key: string; more_seeds: string; scope: string; max_depth: number; delay_ms: number; robots: boolean; block: string }>(
+        "SELECT seed_key, more_seeds, scope, max_depth, delay_ms, robots, nextval('pc_token_block_seq') AS block FROM pc_crawl WHERE id = 1",
       );
       // This worker's first block of tokens (no round trip of its own before the first claim).
       if (found.rows[0] !== undefined) this.takeBlock(found.rows[0].block);
       const row = found.rows[0];
       if (row !== undefined) {
         await client.query('COMMIT');
-        const existing: ClaimCrawlConfig = { seed: { ...config.seed, key: row.seed_key }, maxDepth: row.max_depth, delayMs: row.delay_ms, robots: row.robots };
+        const existing = storedConfig(config, { seedKey: row.seed_key, moreSeeds: row.more_seeds, scope: row.scope, maxDepth: row.max_depth, delayMs: row.delay_ms, robots: row.robots });
         const diff = configMismatch(existing, config);
         if (diff !== undefined) throw new CrawlerError('ERR_STATE', `frontier database ${this.where} holds another crawl: ${diff}`);
         return { created: false };
       }
-      await client.query('INSERT INTO pc_crawl (id, version, seed_key, max_depth, delay_ms, robots) VALUES (1, $1, $2, $3, $4, $5)', [
+      await client.query('INSERT INTO pc_crawl (id, version, seed_key, more_seeds, scope, max_depth, delay_ms, robots) VALUES (1, $1, $2, $3, $4, $5, $6, $7)', [
         PG_SCHEMA_VERSION,
         config.seed.key,
+        moreSeedKeys(config),
+        config.scope ?? '',
         config.maxDepth,
         config.delayMs,
         config.robots,
       ]);
-      const s = config.seed;
-      const block = await client.query<{ block: string }>("SELECT pc_add($1, $2, $3, $4), nextval('pc_token_block_seq') AS block", [[s.key], [s.url], [s.depth], [s.origin]]);
+      // pc_add queues the seeds in the order given.
+      const block = await client.query<{ block: string }>("SELECT pc_add($1, $2, $3, $4), nextval('pc_token_block_seq') AS block", columns(seedEntries(config)));
       this.takeBlock(block.rows[0]?.block);
       await client.query('COMMIT');
       return { created: true };

@@ -13,6 +13,9 @@ import { CrawlerError } from '../errors.js';
 import {
   clampWait,
   configMismatch,
+  moreSeedKeys,
+  seedEntries,
+  storedConfig,
   POLL_WAIT_MS,
   isRetry,
   lostLease,
@@ -29,13 +32,15 @@ import {
   type CompletionResult,
 } from './claim-store.js';
 
-// 3: queue.attempts, hosts.streak and hosts.refusal (retries, back-off and refusals shared by the workers).
-const SCHEMA_VERSION = 3;
+// 3: queue.attempts, hosts.streak and hosts.refusal (retries, back-off and refusals shared by the workers);
+// 4: crawl.more_seeds and crawl.scope (a seed list, and the scope the workers must agree on).
+const SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS crawl (
   id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, seed_key TEXT NOT NULL, max_depth INTEGER NOT NULL,
-  delay_ms REAL NOT NULL, robots INTEGER NOT NULL, last_doc INTEGER NOT NULL DEFAULT 0, last_token INTEGER NOT NULL DEFAULT 0);
+  delay_ms REAL NOT NULL, robots INTEGER NOT NULL, last_doc INTEGER NOT NULL DEFAULT 0, last_token INTEGER NOT NULL DEFAULT 0,
+  more_seeds TEXT NOT NULL DEFAULT '', scope TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS hosts (
   id INTEGER PRIMARY KEY, origin TEXT NOT NULL UNIQUE, robots_state INTEGER NOT NULL, robots_status INTEGER, robots_body TEXT,
@@ -106,8 +111,8 @@ export class SqliteClaimStore implements ClaimStore {
     }
     const p = (sql: string): Database.Statement => this.db.prepare(sql);
     this.s = {
-      crawl: p('SELECT version, seed_key, max_depth, delay_ms, robots, last_doc FROM crawl WHERE id = 1'),
-      create: p('INSERT INTO crawl (id, version, seed_key, max_depth, delay_ms, robots) VALUES (1, ?, ?, ?, ?, ?)'),
+      crawl: p('SELECT version, seed_key, more_seeds, scope, max_depth, delay_ms, robots, last_doc FROM crawl WHERE id = 1'),
+      create: p('INSERT INTO crawl (id, version, seed_key, more_seeds, scope, max_depth, delay_ms, robots) VALUES (1, ?, ?, ?, ?, ?, ?, ?)'),
       seen: p('INSERT OR IGNORE INTO seen (key) VALUES (?)'),
       host: p('INSERT OR IGNORE INTO hosts (origin, robots_state, delay_ms) VALUES (?, ?, ?)'),
       hostId: p('SELECT id FROM hosts WHERE origin = ?').pluck(),
@@ -167,16 +172,16 @@ export class SqliteClaimStore implements ClaimStore {
 
   async open(config: ClaimCrawlConfig): Promise<{ created: boolean }> {
     return this.tx(() => {
-      const row = this.stmt('crawl').get() as { version: number; seed_key: string; max_depth: number; delay_ms: number; robots: number } | undefined;
+      const row = this.stmt('crawl').get() as { version: number; seed_key: string; more_seeds: string; scope: string; max_depth: number; delay_ms: number; robots: number } | undefined;
       if (row !== undefined) {
         if (row.version !== SCHEMA_VERSION) throw new CrawlerError('ERR_STATE', `frontier ${this.path} holds a crawl of another version (${row.version}); use a new file`);
-        const existing: ClaimCrawlConfig = { seed: { ...config.seed, key: row.seed_key }, maxDepth: row.max_depth, delayMs: row.delay_ms, robots: row.robots === 1 };
+        const existing = storedConfig(config, { seedKey: row.seed_key, moreSeeds: row.more_seeds, scope: row.scope, maxDepth: row.max_depth, delayMs: row.delay_ms, robots: row.robots === 1 });
         const diff = configMismatch(existing, config);
         if (diff !== undefined) throw new CrawlerError('ERR_STATE', `frontier ${this.path} holds another crawl: ${diff}`);
         return { created: false };
       }
-      this.stmt('create').run(SCHEMA_VERSION, config.seed.key, config.maxDepth, config.delayMs, config.robots ? 1 : 0);
-      this.addUnlocked([config.seed]);
+      this.stmt('create').run(SCHEMA_VERSION, config.seed.key, moreSeedKeys(config), config.scope ?? '', config.maxDepth, config.delayMs, config.robots ? 1 : 0);
+      this.addUnlocked(seedEntries(config));
       return { created: true };
     });
   }

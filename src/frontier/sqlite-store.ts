@@ -22,7 +22,7 @@ import { removeFileSync } from '../sink/atomic-file.js';
 import { CrawlerError, writeError } from '../errors.js';
 import { STATE_FILE, stateFileParts } from '../sink/state-file.js';
 import { PAGES_DDL, PagesTable, type RefreshCounts } from './pages-table.js';
-import { forgetEarlierFiles, OWNED_THROUGH, readEarlierCrawl } from './state-ownership.js';
+import { forgetEarlierFiles, MORE_SEEDS, OWNED_THROUGH, readEarlierCrawl } from './state-ownership.js';
 import type { FrontierEntry, FrontierStore, PageCompletion } from './store.js';
 
 export { STATE_FILE };
@@ -43,7 +43,10 @@ export interface CrawlIdentity {
   maxDepth: number;
   /** A refresh (crawler --since): the earlier crawl's directory, by its real path. */
   since?: string | undefined;
+  /** The identity keys of the seeds after `seed` (crawler --seeds), in order (absent: none). */
+  moreSeeds?: readonly string[];
 }
+
 
 export interface SqliteFrontierOptions extends CrawlIdentity {
   /** Continue the crawl recorded in the file (else any earlier state is replaced). */
@@ -176,11 +179,17 @@ export class SqliteFrontier implements FrontierStore {
             : `${dir} holds a refresh of the crawl in ${since}; resume it with --since ${since}`,
         );
       }
+      const more = meta(MORE_SEEDS) ?? '[]';
+      if (more !== JSON.stringify(options.moreSeeds ?? [])) {
+        const count = (JSON.parse(more) as unknown[]).length;
+        throw new CrawlerError('ERR_STATE', `${dir} holds a crawl from ${count === 0 ? 'no --seeds file' : `${count} more seed${count === 1 ? '' : 's'} (--seeds)`}, not from these; resume with the same seed file, or run without --resume to replace it`);
+      }
     } else {
       const put = this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
       this.db.transaction(() => {
         put.run('version', SCHEMA_VERSION);
         put.run('seed', options.seed);
+        if (options.moreSeeds !== undefined && options.moreSeeds.length > 0) put.run(MORE_SEEDS, JSON.stringify(options.moreSeeds));
         put.run('maxDepth', String(options.maxDepth));
         put.run('lastId', '0');
         put.run(OWNED_THROUGH, String(options.ownedThrough ?? 0));

@@ -14,6 +14,9 @@ import { openDatabase } from './sqlite-open.js';
 /** The meta key of SqliteFrontierOptions.ownedThrough (absent in a state written before it: 0). */
 export const OWNED_THROUGH = 'ownedThrough';
 
+/** The meta key of CrawlIdentity.moreSeeds (crawler --seeds), a JSON array (absent in a state without them). */
+export const MORE_SEEDS = 'moreSeeds';
+
 /**
  * Reads what the crawl state in `dir` records of the page files its crawl
  * wrote, before a new crawl replaces it: its last document ID, the IDs of
@@ -44,14 +47,15 @@ export function readEarlierCrawl(dir: string): EarlierCrawlRecord | undefined {
     const lastId = num('lastId');
     const ownedThrough = num(OWNED_THROUGH);
     const known = db.prepare('SELECT 1 FROM urls WHERE key = ?').pluck();
-    // The seed is in the meta table from the start, in the urls table only from the first commit.
+    // The seeds are in the meta table from the start, in the urls table only from the first commit.
     const seed = meta.get('seed');
+    const more = new Set(JSON.parse((meta.get(MORE_SEEDS) as string | undefined) ?? '[]') as string[]);
     return {
       lastId,
       ownedThrough,
       knows: (key) => {
         try {
-          return key === seed || known.get(key) !== undefined;
+          return key === seed || more.has(key) || known.get(key) !== undefined;
         } catch {
           return false;
         }

@@ -85,6 +85,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   const earlier = p.earlier;
   const frontier = new SqliteFrontier(pageDir, {
     seed: seed.key,
+    moreSeeds: (settings.moreSeeds ?? []).map((s) => s.key),
     maxDepth: settings.maxDepth,
     since: earlier?.dir,
     resume: settings.resume,
@@ -123,6 +124,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
 
   const crawl = new Crawl({
     seed,
+    moreSeeds: settings.moreSeeds ?? [],
     seedDepth: 0,
     maxDepth: settings.maxDepth,
     maxRedirects: settings.maxRedirects,
@@ -161,6 +163,8 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   } catch (err) {
     failure = err;
   }
+  // Several seeds and none saved: the crawl ran out of work with nothing crawled (a PANIC; see SeedPanic).
+  if (summary !== undefined && pages.peekId === 1 && (summary.stoppedBy === 'done' || summary.stoppedBy === 'seed-disallowed')) seedPanic.ended();
   log.flush();
   progress.done();
   let kept = true;

@@ -2,7 +2,8 @@
  * The TSE crawler's consumer of crawl events, for the private crawl and a
  * worker of a shared one alike: the CS50 (or JSON) log on stdout, people's
  * notes on stderr, and the seed PANIC, which replaces what would have been
- * the seed's `Failed` line. The words and reasons are in `tse.ts`, once.
+ * the seed's `Failed` line (with several seeds, only when none of them can be
+ * crawled: see SeedPanic). The words and reasons are in `tse.ts`, once.
  */
 import type { CrawlerError } from '../errors.js';
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
@@ -22,7 +23,7 @@ export interface TseLogOptions {
 /** The sink of a TSE run's events. */
 export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions): CrawlEventSink {
   const failed = (url: string, depth: number, reason: string, error?: CrawlerError): void => {
-    if (!seedPanic.failed(depth, nothingSaved(), reason, error)) log.event(depth, 'Failed', url, reason);
+    if (!seedPanic.failed(depth, nothingSaved(), reason, error, url)) log.event(depth, 'Failed', url, reason);
   };
   return (e: CrawlEvent): void => {
     switch (e.type) {
@@ -50,8 +51,7 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         const target = e.target?.key ?? encodeTarget(e.raw);
         const why = redirectRefusal(e.action, e.error);
         // The seed (the only page at depth 0) not fetched because of where it redirects: nothing to crawl.
-        if (e.depth === 0 && nothingSaved()) seedPanic.redirected(e.from, target, why);
-        else log.event(e.depth, 'Failed', e.from.key, `(redirects to ${target}: ${why})`);
+        if (!(e.depth === 0 && nothingSaved() && seedPanic.redirected(e.from, target, why))) log.event(e.depth, 'Failed', e.from.key, `(redirects to ${target}: ${why})`);
         break;
       }
       case 'failed':
@@ -59,8 +59,7 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         break;
       case 'disallowed':
         // The seed (or a redirect target at depth 0): a PANIC that says why robots.txt disallows it (its rules, or its failure).
-        if (e.depth === 0 && nothingSaved()) seedPanic.disallowed(e.url);
-        else log.event(e.depth, 'Failed', e.url, '(disallowed by robots.txt)');
+        if (!(e.depth === 0 && nothingSaved() && seedPanic.disallowed(e.url))) log.event(e.depth, 'Failed', e.url, '(disallowed by robots.txt)');
         break;
       case 'sitemap':
         for (const note of e.notes) io.stderr(`crawler: ${note}\n`);

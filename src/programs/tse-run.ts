@@ -90,7 +90,7 @@ async function runWith(settings: TseSettings, io: CliIo, report: ReportRecorder 
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
   const mayFollow = robotsRedirectRule(settings.scope, settings.shared !== undefined, io.stderr);
   // The seed PANIC hears every robots.txt answer, to name the cause when one means "disallow all".
-  const seedPanic = new SeedPanic(settings.seed);
+  const seedPanic = new SeedPanic(settings.seed, 1 + (settings.moreSeeds?.length ?? 0));
   const parts: TseParts = {
     settings,
     io,

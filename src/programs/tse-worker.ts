@@ -89,6 +89,8 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
     seed,
     config: {
       seed: { key: seed.key, url: seed.href, depth: 0, origin: seed.origin },
+      moreSeeds: (settings.moreSeeds ?? []).map((s) => ({ key: s.key, url: s.href, depth: 0, origin: s.origin })),
+      scope: settings.scopeKey ?? '',
       maxDepth: settings.maxDepth,
       delayMs: settings.delayMs,
       robots: p.robotsFetch !== undefined,
@@ -124,6 +126,8 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   } catch (err) {
     io.stderr(`crawler: ${describeError(err)}\n`);
   }
+  // Several seeds, and the whole crawl is done with none saved (see SeedPanic).
+  if (summary?.crawlDone === true && total === 0) seedPanic.ended();
   if (seedPanic.panic !== undefined) throw seedPanic.panic;
   if (summary === undefined) throw new CrawlerError('ERR_STATE', 'the worker ended without a summary');
   const mine = `crawler: this worker saved ${summary.saved} page${summary.saved === 1 ? '' : 's'} in ${settings.pageDir}`;

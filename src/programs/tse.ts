@@ -28,9 +28,13 @@ export const DEFAULT_DEPTH_LIMIT = 10;
 /** Everything a TSE crawl is run with, checked by the command line. */
 export interface TseSettings {
   seed: HttpUrl;
+  /** The seeds after `seed` (--seeds), each identity key once, in order: all at depth 0. */
+  moreSeeds?: readonly HttpUrl[] | undefined;
   pageDir: string;
   maxDepth: number;
   scope: Scope;
+  /** The scope as text (CrawlScope.key): what the workers of a shared crawl must agree on ('' or absent: the seeds' origins). */
+  scopeKey?: string | undefined;
   delayMs: number;
   /** --delay-factor (0: off). */
   delayFactor: number;
@@ -231,13 +235,25 @@ function unreachable(error: unknown, url: HttpUrl): error is ConnectError {
  * host that cannot be reached is named so, with or without robots.txt
  * (whose fetch is then what found it out), and robots.txt is named only
  * when its own answer decided.
+ *
+ * With several seeds (--seeds), one that cannot be crawled leaves the
+ * others to crawl: it is a `Failed` line like any page (each method below
+ * then answers false), and the crawl is a PANIC only when it ends with no
+ * page saved (`ended`): `PANIC: cannot crawl any of the N seeds`, with the
+ * first one's cause.
  */
 export class SeedPanic {
   /** Why a host's robots.txt means "disallow all", by origin: its answer in words, or the host not being reached. */
   private readonly robotsFailures = new Map<string, string | ConnectError>();
   private error: CrawlerError | undefined;
+  /** With several seeds: the first one that failed, and why (with what to do, when there is something). */
+  private first: { url: string; why: string; hint: string | undefined } | undefined;
 
-  constructor(private readonly seed: HttpUrl) {}
+  /** `seeds`: how many seeds the crawl has (the positional one and those of --seeds). */
+  constructor(
+    private readonly seed: HttpUrl,
+    private readonly seeds = 1,
+  ) {}
 
   /** The PANIC, when the seed failed. */
   get panic(): CrawlerError | undefined {
@@ -277,29 +293,58 @@ export class SeedPanic {
    * then the PANIC, or `error` when it is the host not being reached. Every
    * URL at depth 0 is the seed or the target of its redirects (followed in
    * the same step by a private crawl, queued at depth 0 by a worker of a
-   * shared one), so either way the seed cannot be crawled.
+   * shared one), so either way the seed cannot be crawled. With several
+   * seeds, false: the failure of `url` is noted for `ended`, and the caller
+   * logs its Failed line.
    */
-  failed(depth: number, nothingSaved: boolean, why: string, error?: CrawlerError): boolean {
+  failed(depth: number, nothingSaved: boolean, why: string, error?: CrawlerError, url = this.seed.key): boolean {
     if (depth !== 0 || !nothingSaved) return false;
-    if (error instanceof ConnectError) this.panicWith(error.message, unreachableHint(error));
-    else this.panicWith(why);
-    return true;
+    if (error instanceof ConnectError) return this.panicWith(url, error.message, unreachableHint(error));
+    return this.panicWith(url, why);
   }
 
-  /** A URL at depth 0 (the seed, or a shared crawl's redirect target of it) is disallowed by robots.txt, or robots.txt failed so that it disallows all. */
-  disallowed(url: HttpUrl | string = this.seed): void {
+  /**
+   * A URL at depth 0 (the seed, or a shared crawl's redirect target of it)
+   * is disallowed by robots.txt, or robots.txt failed so that it disallows
+   * all. True when that is the PANIC (false with several seeds).
+   */
+  disallowed(url: HttpUrl | string = this.seed): boolean {
+    const key = typeof url === 'string' ? url : url.key;
     const failure = this.robotsFailures.get(typeof url === 'string' ? (parsed(url)?.origin ?? this.seed.origin) : url.origin);
-    if (failure instanceof ConnectError) this.panicWith(failure.message, unreachableHint(failure));
-    else this.panicWith(failure ?? 'robots.txt disallows it', ROBOTS_HINT);
+    if (failure instanceof ConnectError) return this.panicWith(key, failure.message, unreachableHint(failure));
+    return this.panicWith(key, failure ?? 'robots.txt disallows it', ROBOTS_HINT);
   }
 
-  /** The seed is not fetched because of where it redirects (`by`: the URL that redirected, when not the seed). */
-  redirected(by: HttpUrl, target: string, why: string): void {
-    const via = by.key === this.seed.key ? '' : ` (by ${by.key})`;
-    this.panicWith(`redirected to ${target}${via}: ${why}`);
+  /**
+   * The seed is not fetched because of where it redirects (`by`: the URL
+   * that redirected, when not the seed). True when that is the PANIC (false
+   * with several seeds).
+   */
+  redirected(by: HttpUrl, target: string, why: string): boolean {
+    const via = by.key === this.seed.key || this.seeds > 1 ? '' : ` (by ${by.key})`;
+    return this.panicWith(by.key, `redirected to ${target}${via}: ${why}`);
   }
 
-  private panicWith(why: string, hint?: string): void {
+  /**
+   * The crawl ended with no page saved (and not by a stop or a page limit):
+   * with several seeds, none could be crawled, and that is the PANIC, with
+   * the first one's cause (a worker of a shared crawl may know none: another
+   * worker's log then says why).
+   */
+  ended(): void {
+    if (this.seeds === 1 || this.error !== undefined) return;
+    const first = this.first;
+    const why = first === undefined ? 'no page was saved' : `the first, ${first.url}: ${first.why}`;
+    this.error = new CrawlerError('ERR_SEED', `PANIC: cannot crawl any of the ${this.seeds} seeds; ${why}`, { url: this.seed.key, ...(first?.hint === undefined ? {} : { hint: first.hint }) });
+  }
+
+  /** The PANIC for the seed (true); with several seeds, only noted for `ended` (false: the caller logs a Failed line). */
+  private panicWith(url: string, why: string, hint?: string): boolean {
+    if (this.seeds > 1) {
+      this.first ??= { url, why, hint };
+      return false;
+    }
     this.error = new CrawlerError('ERR_SEED', `PANIC: cannot crawl ${this.seed.key}: ${why}`, { url: this.seed.key, ...(hint === undefined ? {} : { hint }) });
+    return true;
   }
 }

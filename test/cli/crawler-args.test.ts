@@ -161,7 +161,7 @@ test('--help: exit 0, usage on stdout, every flag documented, nothing on stderr'
   assert.equal(r.stderr, '');
   assert.match(r.stdout, /^Usage: crawler \[options\] seedURL pageDirectory maxDepth/);
   const flags = [
-    'help', 'delay', 'depth-limit', 'internal', 'ignore-robots', 'max-pages', 'user-agent', 'resume', 'quiet', 'json',
+    'help', 'delay', 'depth-limit', 'internal', 'internal-domain', 'any-host', 'exclude', 'seeds', 'ignore-robots', 'max-pages', 'user-agent', 'resume', 'quiet', 'json',
     'concurrency', 'connections-per-host', 'connect-timeout', 'idle-timeout', 'response-timeout', 'max-header-bytes',
     'max-body-bytes', 'max-redirects', 'max-url-length', 'max-path-depth', 'no-keep-alive', 'insecure',
   ];

@@ -120,6 +120,33 @@ for (const [name, make, skip] of factories) {
       assert.equal(c.depth, 0);
     });
 
+    test('a seed list (--seeds) and a scope: queued at creation in order, each key once; a worker with another list or scope is refused', { skip }, async () => {
+      const { a, b } = await make();
+      const seeds = config({ moreSeeds: [e(B, '/s1', 0), e(A, '/s2', 0), e(B, '/s1', 0), e(A, '/', 0)], scope: '["domain test"]' });
+      assert.deepEqual(await a.open(seeds), { created: true });
+      assert.deepEqual(await b.open({ ...seeds }), { created: false });
+      const others = [
+        config({ scope: '["domain test"]' }),
+        config({ moreSeeds: [e(B, '/s1', 0)], scope: '["domain test"]' }),
+        config({ moreSeeds: [e(A, '/s2', 0), e(B, '/s1', 0), e(B, '/s1', 0), e(A, '/', 0)], scope: '["domain test"]' }),
+        config({ moreSeeds: seeds.moreSeeds ?? [], scope: '["any host"]' }),
+        config({ moreSeeds: seeds.moreSeeds ?? [] }),
+      ];
+      for (const other of others) {
+        await assert.rejects(b.open(other), (err: unknown) => isCrawlerError(err, 'ERR_STATE') && /another crawl: its (seed list|scope) is another/.test(err.message), JSON.stringify(other));
+      }
+      // Each seed once, in the order given, all at depth 0 (two hosts: the host with the earliest next fetch first, then queue order).
+      const order: string[] = [];
+      for (let r = await a.claim(opts); 'claim' in r; r = await a.claim(opts)) {
+        order.push(r.claim.key);
+        assert.equal(r.claim.depth, 0);
+        await a.complete(r.claim, done());
+      }
+      assert.deepEqual(order.filter((k) => k.startsWith(A)), [`${A}/`, `${A}/s2`]);
+      assert.deepEqual(order.filter((k) => k.startsWith(B)), [`${B}/s1`]);
+      assert.deepEqual(await a.add([e(B, '/s1', 1), e(A, '/s2', 1)]), [false, false], 'the seeds are seen');
+    });
+
     test('add de-duplicates by key: across calls, within one call, and against the seed', { skip }, async () => {
       const { a, b } = await make();
       await a.open(config());

@@ -200,6 +200,24 @@ describe('SqliteFrontier durability', () => {
     assert.throws(() => new SqliteFrontier(dir, { seed: 'http://h/', maxDepth: 3, resume: true }), (x: unknown) => isCrawlerError(x, 'ERR_STATE'));
   });
 
+  test('--resume needs the same seed list (--seeds): another list, or none where there was one, is refused with ERR_STATE', () => {
+    const more = ['http://a/', 'http://b/'];
+    const dir = tempDir();
+    new SqliteFrontier(dir, { seed: 'http://h/', moreSeeds: more, maxDepth: 2, resume: false }).close();
+    new SqliteFrontier(dir, { seed: 'http://h/', moreSeeds: [...more], maxDepth: 2, resume: true }).close();
+    for (const other of [undefined, [], ['http://a/'], ['http://b/', 'http://a/']]) {
+      assert.throws(
+        () => new SqliteFrontier(dir, { seed: 'http://h/', ...(other === undefined ? {} : { moreSeeds: other }), maxDepth: 2, resume: true }),
+        (x: unknown) => isCrawlerError(x, 'ERR_STATE') && /holds a crawl from 2 more seeds \(--seeds\), not from these/.test(x.message),
+        JSON.stringify(other),
+      );
+    }
+    const plain = tempDir();
+    open(plain, false).close();
+    assert.throws(() => new SqliteFrontier(plain, { seed: 'http://h/', moreSeeds: more, maxDepth: 2, resume: true }), (x: unknown) => isCrawlerError(x, 'ERR_STATE') && /from no --seeds file/.test(x.message));
+    open(plain, true).close();
+  });
+
   test('--resume with no state is refused with ERR_STATE', () => {
     assert.throws(() => open(tempDir(), true), (x: unknown) => isCrawlerError(x, 'ERR_STATE'));
   });

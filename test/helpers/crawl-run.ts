@@ -23,6 +23,8 @@ import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../../src/url/http-u
 
 export interface CrawlSetup {
   seed: string;
+  /** Seeds after it (CrawlOptions.moreSeeds). */
+  moreSeeds?: string[];
   /** Default: the seed's origin. */
   inScope?: (url: HttpUrl) => boolean;
   maxDepth?: number;
@@ -136,6 +138,7 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
   try {
     const crawl = new Crawl({
       seed,
+      ...(o.moreSeeds === undefined ? {} : { moreSeeds: o.moreSeeds.map((u) => parseHttpUrl(u)) }),
       seedDepth: 0,
       maxDepth: o.maxDepth ?? 2,
       maxRedirects,

@@ -134,3 +134,39 @@ test('a shared crawl\'s stderr note for a robots.txt that means disallow all: th
   assert.equal(fine.robotsNote(ROBOTS, 404), undefined, 'a 404 means allow all: nothing to note');
   assert.equal(new SeedPanic(seed).robotsNote(ROBOTS, 0), `${ROBOTS} could not be fetched, which means disallow all (RFC 9309)`, 'an answer from the store (another worker fetched it)');
 });
+
+test('several seeds (--seeds): a seed that fails is a Failed line, not a PANIC; the PANIC comes at the end only when none was crawled, with the first one\'s cause', () => {
+  const rec = recordingIo();
+  const panic = new SeedPanic(seed, 3);
+  const log = new CrawlLog(rec.io, 'cs50');
+  const sink = tseEventLog({ io: rec.io, log, seedPanic: panic, nothingSaved: () => true });
+  const other = 'http://other.test/';
+  sink({ type: 'failed', url: other, depth: 0, reason: `(${refused('other.test', 80).message})`, error: refused('other.test', 80) });
+  sink({ type: 'failed', url: SEED, depth: 0, reason: '(HTTP 404)' });
+  sink({ type: 'disallowed', url: 'http://third.test/', depth: 0 });
+  sink({ type: 'redirect', from: parseHttpUrl('http://fourth.test/'), depth: 0, target: parseHttpUrl('http://away.test/'), raw: 'http://away.test/', action: 'external' });
+  log.flush();
+  assert.equal(panic.panic, undefined, 'no PANIC while the crawl goes on');
+  assert.deepEqual(rec.out().trimEnd().split('\n'), [
+    ` 0    Failed: ${other} (${refused('other.test', 80).message})`,
+    ` 0    Failed: ${SEED} (HTTP 404)`,
+    ' 0    Failed: http://third.test/ (disallowed by robots.txt)',
+    ' 0    Failed: http://fourth.test/ (redirects to http://away.test/: outside the crawl)',
+  ]);
+  panic.ended();
+  assert.deepEqual(lines(panic), [`PANIC: cannot crawl any of the 3 seeds; the first, ${other}: ${refused('other.test', 80).message}`, "Check the URL's host and port, and that the server is running."]);
+});
+
+test('several seeds: the first failure noted is the one named, a robots.txt one with its advice; none noted (another worker\'s): no page was saved', () => {
+  const robots = new SeedPanic(seed, 2);
+  assert.equal(robots.disallowed(seed), false);
+  assert.equal(robots.failed(0, true, '(HTTP 500)', undefined, 'http://second.test/'), false);
+  robots.ended();
+  assert.deepEqual(lines(robots), [`PANIC: cannot crawl any of the 2 seeds; the first, ${SEED}: robots.txt disallows it`, ROBOTS_HINT]);
+  const none = new SeedPanic(seed, 2);
+  none.ended();
+  assert.deepEqual(lines(none), ['PANIC: cannot crawl any of the 2 seeds; no page was saved', undefined]);
+  const one = new SeedPanic(seed);
+  one.ended();
+  assert.equal(one.panic, undefined, 'one seed: its PANIC came when it failed, or not at all');
+});
