@@ -78,3 +78,30 @@ export function describeError(err: unknown): string {
   }
   return String(err);
 }
+
+/** What a failed write's system (or SQLite) code means, in words, cause first. */
+const WRITE_CAUSES: Readonly<Record<string, string>> = {
+  ENOSPC: 'the disk is full',
+  SQLITE_FULL: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  SQLITE_READONLY: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EIO: 'the disk reported an input/output error',
+  SQLITE_IOERR: 'the disk reported an input/output error',
+  EMFILE: 'too many files are open',
+  ENFILE: 'too many files are open',
+};
+
+/**
+ * A write that failed, as one line that names its cause first: "the disk
+ * is full: cannot write DIR/4 (ENOSPC)". A failure without a known cause
+ * says what could not be written, then the error.
+ */
+export function writeError(code: 'ERR_WRITE' | 'ERR_STATE', what: string, err: unknown): CrawlerError {
+  const sys = (err as { code?: unknown } | undefined)?.code;
+  const known = typeof sys === 'string' ? (WRITE_CAUSES[sys] ?? (sys.startsWith('SQLITE_IOERR') ? WRITE_CAUSES['SQLITE_IOERR'] : undefined)) : undefined;
+  const message = known !== undefined ? `${known}: cannot write ${what} (${sys as string})` : `cannot write ${what}: ${describeError(err)}`;
+  return new CrawlerError(code, message, { cause: err });
+}

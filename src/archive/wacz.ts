@@ -21,7 +21,7 @@ import { lstat, open } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
-import { CrawlerError, describeError, isCrawlerError } from '../errors.js';
+import { CrawlerError, describeError, isCrawlerError, writeError } from '../errors.js';
 import { discardStagedSync, publishStagedSync, stageFileSync } from '../sink/atomic-file.js';
 import { gzipPerRecord } from './wacz-gzip.js';
 import { packageIndex, type PackagedWarc } from './wacz-index.js';
@@ -91,7 +91,7 @@ export async function writeWacz(o: WriteWaczOptions): Promise<void> {
     else publishNew(staged, o.out);
   } catch (err) {
     if (isCrawlerError(err)) throw err;
-    throw new CrawlerError('ERR_WRITE', `cannot write ${o.out}: ${describeError(err)}`, { cause: err });
+    throw writeError('ERR_WRITE', o.out, err);
   } finally {
     for (const t of temps) discardStagedSync(t);
   }

@@ -19,7 +19,7 @@
 import { closeSync, fsyncSync, ftruncateSync, openSync, writeSync, writevSync } from 'node:fs';
 import { readdir, rm, truncate } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { CrawlerError, describeError } from '../errors.js';
+import { CrawlerError, describeError, writeError } from '../errors.js';
 import { inspectWarc } from './warc-existing.js';
 import { gzipMember } from './warc-gzip.js';
 import { isGzipName, seriesIndex, seriesName } from './warc-names.js';
@@ -84,7 +84,7 @@ export class WarcWriter {
   /** The first write failure, as the error close() throws, if any (nothing is written after it). */
   get failed(): CrawlerError | undefined {
     if (this.failure === undefined) return undefined;
-    return new CrawlerError('ERR_WRITE', `cannot write the archive ${this.current}: ${describeError(this.failure)}`, { cause: this.failure });
+    return writeError('ERR_WRITE', `the archive ${this.current}`, this.failure);
   }
 
   /**

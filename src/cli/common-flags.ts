@@ -12,6 +12,12 @@ import { DEFAULT_MAX_PATH_SEGMENTS } from '../url/limits.js';
 
 /** Default of --concurrency: first requests in flight at once, to different hosts. */
 export const DEFAULT_CONCURRENCY = 4;
+/**
+ * The most --concurrency accepts. Each request in flight holds a socket, and
+ * a Linux process may open 1024 files by default (`ulimit -n`): past the
+ * open-file limit requests wait for a socket anyway (socket-budget.ts).
+ */
+export const MAX_CONCURRENCY = 1000;
 
 /** --help and --version, for both programs: each prints and exits (see versionText). */
 export const INFO_FLAGS = defineFlags([
@@ -25,7 +31,7 @@ export function versionText(program: string): string {
 }
 
 export const HTTP_FLAGS = defineFlags([
-  { name: 'concurrency', type: 'count', arg: 'N', default: DEFAULT_CONCURRENCY, help: 'requests in flight at once, each to a different host; every host still gets its delay, and the output is the same as with 1' },
+  { name: 'concurrency', type: 'count', arg: 'N', default: DEFAULT_CONCURRENCY, help: `requests in flight at once, each to a different host, 1 to ${MAX_CONCURRENCY}; every host still gets its delay, and the output is the same as with 1` },
   { name: 'connections-per-host', type: 'count', arg: 'N', default: 1, help: 'requests in flight at once to one host; more than 1 needs a --delay of 0, and a host with a Crawl-delay always gets 1' },
   { name: 'connect-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.connectTimeoutMs / 1000, help: 'give up on a host that cannot be looked up and connected to (DNS, TCP, TLS) within this time' },
   { name: 'idle-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.idleTimeoutMs / 1000, help: 'give up on a response when no byte of it arrives for this long' },
@@ -37,6 +43,7 @@ export const HTTP_FLAGS = defineFlags([
   { name: 'max-path-depth', type: 'count', arg: 'N', default: DEFAULT_MAX_PATH_SEGMENTS, help: 'skip links with more path segments than this (such as the endless /a/a/a/... of a crawler trap)' },
   { name: 'delay-factor', type: 'factor', arg: 'F', default: 0, help: 'make each host\'s delay at least F times its last response\'s duration, so that a slow server is asked less often; 0 turns it off' },
   { name: 'max-retry-after', type: 'duration', arg: 'SECONDS', default: DEFAULT_MAX_RETRY_AFTER_MS / 1000, help: 'longest pause granted when a server answers 429 or 503 with Retry-After; a longer one is not waited for, and the page fails' },
+  { name: 'max-idle-connections', type: 'count', arg: 'N', default: DEFAULT_CLIENT_OPTIONS.maxIdleConnections, help: 'keep at most N connections open while unused, for the next request to their host; the one unused longest is closed first' },
   { name: 'no-keep-alive', type: 'boolean', help: 'open a new connection for every request (send "Connection: close")' },
   { name: 'insecure', type: 'boolean', help: 'accept any TLS certificate (for test servers only)' },
 ]);
@@ -77,6 +84,7 @@ export function clientOptionsFrom(flags: HttpFlags, userAgent: string): Partial<
     responseTimeoutMs: Math.round(flags.responseTimeoutMs),
     limits: { maxHeaderBytes: flags.maxHeaderBytes, maxBodyBytes: flags.maxBodyBytes },
     rejectUnauthorized: !flags.insecure,
+    maxIdleConnections: flags.maxIdleConnections,
   };
 }
 
@@ -84,6 +92,7 @@ export function clientOptionsFrom(flags: HttpFlags, userAgent: string): Partial<
 export function concurrencyFrom(flags: Pick<HttpFlags, 'concurrency' | 'connectionsPerHost'> & { delayMs: number }): { concurrency: number; connectionsPerHost: number } {
   const { concurrency, connectionsPerHost } = flags;
   if (concurrency < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--concurrency must be at least 1');
+  if (concurrency > MAX_CONCURRENCY) throw new CrawlerError('ERR_INVALID_OPTION', `--concurrency must be at most ${MAX_CONCURRENCY}, got ${concurrency}`);
   if (connectionsPerHost < 1) throw new CrawlerError('ERR_INVALID_OPTION', '--connections-per-host must be at least 1');
   if (connectionsPerHost > 1 && flags.delayMs > 0) {
     throw new CrawlerError('ERR_INVALID_OPTION', '--connections-per-host above 1 is only allowed with --delay 0 (a second connection would break the delay)');

@@ -9,7 +9,7 @@ import { KH_MAX_KEYWORD, KH_MAX_DEPTH, KH_USER_AGENT, resolveKhLink, runKeywordH
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
 import { reportSettings } from '../report/run-info.js';
-import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, INFO_FLAGS, REPORT_FLAGS, versionText, WARC_FLAGS } from './common-flags.js';
+import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, INFO_FLAGS, MAX_CONCURRENCY, REPORT_FLAGS, versionText, WARC_FLAGS } from './common-flags.js';
 import type { CliIo } from '../program-io.js';
 
 export { KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
@@ -22,7 +22,7 @@ export const KH_FLAGS = defineFlags([
   // (--concurrency above 1) would request pages after it, so it is opt-in here.
   ...HTTP_FLAGS.map((f) =>
     f.name === 'concurrency'
-      ? { ...f, default: 1, help: 'requests in flight at once, each to a different host; above 1 fetches pages ahead, so pages after the one that holds the keyword may be requested' }
+      ? { ...f, default: 1, help: `requests in flight at once, each to a different host, 1 to ${MAX_CONCURRENCY}; above 1 fetches pages ahead, so pages after the one that holds the keyword may be requested` }
       : f,
   ),
   ...WARC_FLAGS,

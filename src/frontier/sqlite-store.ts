@@ -19,7 +19,7 @@ import { openDatabase } from './sqlite-open.js';
 import { existsSync, lstatSync } from 'node:fs';
 import { removeFileSync } from '../sink/atomic-file.js';
 import { join } from 'node:path';
-import { CrawlerError } from '../errors.js';
+import { CrawlerError, writeError } from '../errors.js';
 import { STATE_FILE, stateFileParts, type EarlierCrawlRecord } from '../sink/state-file.js';
 import type { FrontierEntry, FrontierStore, PageCompletion } from './store.js';
 
@@ -313,7 +313,7 @@ export class SqliteFrontier implements FrontierStore {
       return step();
     } catch (err) {
       if (err instanceof CrawlerError) throw err;
-      throw new CrawlerError('ERR_STATE', `cannot write the crawl state ${this.path}: ${(err as Error).message}`, { cause: err });
+      throw writeError('ERR_STATE', `the crawl state ${this.path}`, err);
     }
   }
 
@@ -412,7 +412,7 @@ export function forgetEarlierFiles(dir: string): void {
     db = openDatabase(join(dir, STATE_FILE), { fileMustExist: true });
     db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(OWNED_THROUGH, '0');
   } catch (err) {
-    throw new CrawlerError('ERR_STATE', `cannot write the crawl state ${join(dir, STATE_FILE)}: ${(err as Error).message}`, { cause: err });
+    throw writeError('ERR_STATE', `the crawl state ${join(dir, STATE_FILE)}`, err);
   } finally {
     db?.close();
   }

@@ -5,14 +5,19 @@
  * the response arrived is retried once on a fresh connection: the server may
  * have closed the idle connection just as we wrote (RFC 9112 §9.3.1).
  *
+ * Connections and the budget of open sockets (under the process's open-file
+ * limit; past it requests wait) are the ConnectionPool's (connection-pool.ts).
+ *
  * The client only fetches. Redirects, robots.txt and politeness belong to
  * the engine, which sees every hop (each hop is a request start to a host).
  */
 import { CrawlerError } from '../errors.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { Connection, ExchangeError, type Connector, type WireBytes } from './connection.js';
+import { ConnectionPool } from './connection-pool.js';
 import { HostResolver } from './host-resolver.js';
 import { buildRequest } from './request.js';
+import { socketBudget } from './socket-budget.js';
 import { socketConnector } from './socket-connector.js';
 import { DEFAULT_LIMITS, type ParsedResponse, type ParserLimits } from './response-parser.js';
 import { epochNow, truncationOf, type ExchangeObserver } from './wire-exchange.js';
@@ -30,6 +35,14 @@ export interface HttpClientOptions {
   rejectUnauthorized: boolean;
   /** Most idle connections kept per origin. */
   maxIdlePerOrigin: number;
+  /** Most idle connections kept, all origins together; the least recently used is closed first. */
+  maxIdleConnections: number;
+  /**
+   * Most sockets open at once, connecting, in use or idle; a request past it
+   * waits for one to close. Default: the process's open-file limit less a
+   * margin for files (socket-budget.ts).
+   */
+  maxSockets?: number | undefined;
   /**
    * Makes the connections. Default: a socketConnector with a HostResolver of
    * this client's own, so each name is looked up once in the client's life
@@ -55,6 +68,7 @@ export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent' | 'conn
   limits: DEFAULT_LIMITS,
   rejectUnauthorized: true,
   maxIdlePerOrigin: 4,
+  maxIdleConnections: 256,
 };
 
 /**
@@ -83,24 +97,30 @@ export interface FetchOptions {
 
 export class HttpClient {
   readonly options: HttpClientOptions;
-  private readonly idle = new Map<string, Connection[]>();
-  private readonly open = new Set<Connection>();
+  private readonly pool: ConnectionPool;
   /** Set by close(): no connection is opened after it (a request it cut short is not retried). */
   private closed = false;
 
   constructor(options: Partial<HttpClientOptions> & { userAgent: string }) {
     this.options = { ...DEFAULT_CLIENT_OPTIONS, ...options, connector: options.connector ?? socketConnector(new HostResolver()) };
+    const { maxIdlePerOrigin, maxIdleConnections: maxIdle } = this.options;
+    this.pool = new ConnectionPool({ maxSockets: this.options.maxSockets ?? socketBudget(), maxIdle, maxIdlePerOrigin });
   }
 
   /** Connections opened so far and not yet closed. */
   get openConnections(): number {
-    return this.open.size;
+    return this.pool.openConnections;
+  }
+
+  /** Idle connections kept for reuse. */
+  get idleConnections(): number {
+    return this.pool.idleConnections;
   }
 
   /** Performs one GET (or HEAD). Rejects with CrawlerError when no complete response arrived. */
   async fetch(url: HttpUrl, options: FetchOptions = {}): Promise<FetchResponse> {
     const request = buildRequest({ method: options.head ? 'HEAD' : 'GET', url, userAgent: this.options.userAgent, keepAlive: this.options.keepAlive });
-    const pooled = this.takeIdle(url.origin);
+    const pooled = this.pool.take(url.origin);
     if (pooled !== undefined) {
       try {
         return await this.exchangeOn(pooled, url, request, options, true);
@@ -129,27 +149,27 @@ export class HttpClient {
   /** Closes every connection; the client makes no request after this. */
   close(): void {
     this.closed = true;
-    for (const c of this.open) c.close();
-    this.open.clear();
-    this.idle.clear();
+    this.pool.close();
   }
 
+  /** A new connection for `url`, once the socket budget has room for it (see connection-pool.ts). */
   private async connect(url: HttpUrl): Promise<Connection> {
-    const socket = await this.options.connector(
-      { hostname: url.hostname, port: url.port, tls: url.scheme === 'https', rejectUnauthorized: this.options.rejectUnauthorized },
-      this.options.connectTimeoutMs,
-    );
-    if (this.closed) {
-      // close() came while we connected.
-      socket.destroy();
-      throw new CrawlerError('ERR_ABORTED', `client closed: not requesting ${url.href}`, { url: url.href });
+    const closedError = (): CrawlerError => new CrawlerError('ERR_ABORTED', `client closed: not requesting ${url.href}`, { url: url.href });
+    if (!(await this.pool.reserve())) throw closedError();
+    let socket;
+    try {
+      socket = await this.options.connector(
+        { hostname: url.hostname, port: url.port, tls: url.scheme === 'https', rejectUnauthorized: this.options.rejectUnauthorized },
+        this.options.connectTimeoutMs,
+      );
+    } catch (err) {
+      this.pool.unreserve();
+      throw err;
     }
     const conn = new Connection(socket);
-    this.open.add(conn);
-    socket.once('close', () => {
-      this.open.delete(conn);
-      this.dropIdle(url.origin, conn);
-    });
+    // Counted until its socket closes; a pool closed while we connected closes it.
+    this.pool.adopt(conn, url.origin);
+    if (this.closed) throw closedError();
     return conn;
   }
 
@@ -175,7 +195,7 @@ export class HttpClient {
           ? { onRequestWritten: written }
           : {}),
     });
-    if (this.options.keepAlive && conn.alive) this.putIdle(url.origin, conn);
+    if (this.options.keepAlive) this.pool.put(url.origin, conn);
     else conn.close();
     const out = res as FetchResponse;
     out.url = url;
@@ -201,30 +221,6 @@ export class HttpClient {
       error,
       reused,
     });
-  }
-
-  private takeIdle(origin: string): Connection | undefined {
-    const list = this.idle.get(origin);
-    while (list !== undefined && list.length > 0) {
-      const c = list.pop() as Connection;
-      if (c.alive) return c;
-    }
-    return undefined;
-  }
-
-  private putIdle(origin: string, conn: Connection): void {
-    let list = this.idle.get(origin);
-    if (list === undefined) this.idle.set(origin, (list = []));
-    if (list.length >= this.options.maxIdlePerOrigin) conn.close();
-    else list.push(conn);
-  }
-
-  private dropIdle(origin: string, conn: Connection): void {
-    const list = this.idle.get(origin);
-    if (list === undefined) return;
-    const i = list.indexOf(conn);
-    if (i !== -1) list.splice(i, 1);
-    if (list.length === 0) this.idle.delete(origin);
   }
 }
 

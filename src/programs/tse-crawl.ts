@@ -4,7 +4,7 @@
  * After a stop (signal, failure) the same command with `--resume` finishes
  * the same crawl.
  */
-import { CrawlerError, describeError } from '../errors.js';
+import { CrawlerError, describeError, isCrawlerError } from '../errors.js';
 import { FileBodySpill } from '../engine/body-spill.js';
 import { Crawl } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
@@ -30,6 +30,19 @@ import type { TseParts } from './tse-parts.js';
  * and some 30 ms to start, which a short or fast-writing crawl never pays.
  */
 export const WRITE_THREAD_OVER_US = 150;
+
+/**
+ * A write that failed (a full disk, a read-only file system) stops the
+ * crawl, but what was saved is kept and its state is committed up to the
+ * last page whose file is in place: the error says how to go on.
+ */
+function resumable(failure: unknown): unknown {
+  if (!isCrawlerError(failure, 'ERR_WRITE', 'ERR_STATE') || failure.hint !== undefined) return failure;
+  return new CrawlerError(failure.code, failure.message, {
+    cause: failure.cause,
+    hint: 'The pages saved so far are kept. Once the cause is fixed (free some space, say), the same command with --resume continues the crawl.',
+  });
+}
 
 /** Runs the private crawl; resolves with the exit status. */
 export async function runTseCrawl(p: TseParts): Promise<number> {
@@ -163,7 +176,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
       failure ??= err;
     }
   }
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) throw resumable(failure);
   if (summary === undefined) throw new CrawlerError('ERR_STATE', 'the crawl ended without a summary');
   if (seedPanic.panic !== undefined) throw seedPanic.panic;
   const saved = pages.peekId - 1;

@@ -9,7 +9,7 @@
  */
 import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { CrawlerError } from '../errors.js';
+import { CrawlerError, writeError } from '../errors.js';
 import { hasOurMarker } from '../sink/tse-pagedir.js';
 import type { ReportRecord } from './report-records.js';
 
@@ -42,7 +42,7 @@ export class ReportJournal {
       // O_NOFOLLOW: a link planted under our name is refused, never followed.
       fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (resume ? constants.O_APPEND : constants.O_TRUNC), 0o644);
     } catch (err) {
-      throw new CrawlerError('ERR_WRITE', `cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { cause: err });
+      throw writeError('ERR_WRITE', path, err);
     }
     const journal = new ReportJournal(path, fd, flushBytes);
     // A line a crash cut short ends where the next run starts: begin on a line of our own.
@@ -64,7 +64,7 @@ export class ReportJournal {
     try {
       for (let off = 0; off < data.length; ) off += writeSync(this.fd, data, off);
     } catch (err) {
-      throw new CrawlerError('ERR_WRITE', `cannot write ${this.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { cause: err });
+      throw writeError('ERR_WRITE', this.path, err);
     }
   }
 

@@ -13,7 +13,7 @@
  */
 import { closeSync, constants, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writevSync } from 'node:fs';
 import { join } from 'node:path';
-import { CrawlerError } from '../errors.js';
+import { CrawlerError, writeError } from '../errors.js';
 
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 let counter = 0;
@@ -27,10 +27,6 @@ const TEMP_NAME_RE = /^\.tmp-[0-9]+-[0-9]+-/;
 /** True for a name this module gives its temporary files (clean-up after a crash removes only those). */
 export function isTempName(name: string): boolean {
   return TEMP_NAME_RE.test(name);
-}
-
-function errorCode(err: unknown): string {
-  return (err as NodeJS.ErrnoException).code ?? String(err);
 }
 
 /**
@@ -47,7 +43,7 @@ export function stageFileSync(dir: string, name: string, chunks: readonly Uint8A
     fd = openSync(tempPath, CREATE_FLAGS, 0o644);
   } catch (err) {
     // Named after the file asked for: the temporary name means nothing to the user.
-    throw new CrawlerError('ERR_WRITE', `cannot write ${finalPath}: ${errorCode(err)}`, { cause: err });
+    throw writeError('ERR_WRITE', finalPath, err);
   }
   try {
     let total = 0;
@@ -73,7 +69,7 @@ export function stageFileSync(dir: string, name: string, chunks: readonly Uint8A
       }
     }
     discardStagedSync(tempPath);
-    throw new CrawlerError('ERR_WRITE', `cannot write ${finalPath}: ${errorCode(err)}`, { cause: err });
+    throw writeError('ERR_WRITE', finalPath, err);
   }
 }
 
@@ -85,7 +81,7 @@ export function publishStagedSync(tempPath: string, dir: string, name: string): 
     return finalPath;
   } catch (err) {
     discardStagedSync(tempPath);
-    throw new CrawlerError('ERR_WRITE', `cannot write ${finalPath}: ${errorCode(err)}`, { cause: err });
+    throw writeError('ERR_WRITE', finalPath, err);
   }
 }
 
@@ -118,7 +114,7 @@ export function writeFileNewSync(dir: string, name: string, chunks: readonly Uin
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new CrawlerError('ERR_WRITE', `cannot write ${finalPath}: ${errorCode(err)}`, { cause: err });
+    throw writeError('ERR_WRITE', finalPath, err);
   } finally {
     discardStagedSync(tempPath);
   }

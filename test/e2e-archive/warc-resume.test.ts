@@ -90,8 +90,11 @@ test("the archive's disk fills up: exit 1 naming the archive, and after --resume
   const args = ['--delay', '0', '--warc', warc, `${site.origin}/p0.html`, pages, '1'];
   const full = await crawl(args);
   assert.equal(full.code, 1, full.stderr);
-  assert.match(full.stderr, /^crawler: cannot write the archive .*crawl\.warc: ENOSPC/);
-  assert.equal(full.stderr.trimEnd().split('\n').length, 1, `one line: ${full.stderr}`);
+  // The cause first, then how to go on.
+  const lines = full.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 2, `two lines: ${full.stderr}`);
+  assert.match(lines[0] as string, /^crawler: the disk is full: cannot write the archive .*crawl\.warc \(ENOSPC\)$/);
+  assert.match(lines[1] as string, /--resume continues the crawl/);
   assert.equal(resizeTmpfs(disk, '4m'), undefined);
   // The pages whose records were lost are not done in the crawl state: the resumed crawl fetches them again.
   const resumed = await crawl(['--resume', ...args]);

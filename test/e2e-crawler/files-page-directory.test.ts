@@ -37,6 +37,15 @@ function chain(srv: FaultServer, n: number, pad: number): Map<string, string> {
   return bodies;
 }
 
+/** A write that failed in a private crawl: the cause first, on one line, then the line that says how to go on (--resume). */
+function assertCleanWriteError(stderr: string, pattern: RegExp): void {
+  const lines = stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 2, `the cause, then what to do: ${stderr}`);
+  assert.match(lines[0] as string, pattern);
+  assert.equal(lines[1], 'The pages saved so far are kept. Once the cause is fixed (free some space, say), the same command with --resume continues the crawl.');
+  assert.doesNotMatch(stderr, /internal error|\n\s+at |Error:/, 'no internal error or stack trace');
+}
+
 function assertCleanOneLineError(stderr: string, pattern: RegExp): void {
   const lines = stderr.trimEnd().split('\n');
   assert.equal(lines.length, 1, `one line on stderr: ${stderr}`);
@@ -150,7 +159,7 @@ describe('crawler: the disk fills up mid-crawl', () => {
       const args = ['--delay', '0', '--depth-limit', '20', srv.url('/c0.html'), pd, String(PAGES)];
       const r = await runMeasured('crawler', args);
       assert.equal(r.code, 1, `exit 1 (stderr: ${r.stderr})`);
-      assertCleanOneLineError(r.stderr, /^crawler: cannot write .*\/4: ENOSPC/);
+      assertCleanWriteError(r.stderr, /^crawler: the disk is full: cannot write .*\/4 \(ENOSPC\)$/);
       const before = readPages(pd);
       assert.deepEqual(before.map((p) => p.id), [1, 2, 3], 'pages 1 to 3 were saved before the disk was full');
       for (const p of before) assert.equal(p.body.toString('utf8'), bodies.get(p.url), `page ${p.id} intact`);
@@ -198,8 +207,8 @@ describe('crawler: the disk fills up mid-crawl', () => {
       const args = ['--delay', '0.01', '--write-thread', 'on', srv.url('/c0.html'), pd, '1'];
       const r = await runMeasured('crawler', args);
       assert.equal(r.code, 1, `exit 1 (stderr: ${r.stderr})`);
-      assertCleanOneLineError(r.stderr, /^crawler: cannot write .*\/[0-9]+: ENOSPC/);
-      const failedId = Number(/\/([0-9]+): ENOSPC/.exec(r.stderr)![1]);
+      assertCleanWriteError(r.stderr, /^crawler: the disk is full: cannot write .*\/[0-9]+ \(ENOSPC\)$/);
+      const failedId = Number(/\/([0-9]+) \(ENOSPC\)/.exec(r.stderr)![1]);
       assert.ok(failedId > 100 && failedId <= N + 1, `the disk filled after page 100 (failed at ${failedId})`);
       const before = readPages(pd);
       for (const p of before) assert.equal(p.body.toString('utf8'), bodies.get(p.url), `page ${p.id} intact`);
@@ -232,7 +241,7 @@ describe('crawler: the disk fills up mid-crawl', () => {
         });
         const r = await runMeasured('crawler', ['--delay', '0', srv.url('/c0.html'), pd, '3']);
         assert.equal(r.code, 1, r.stderr);
-        assertCleanOneLineError(r.stderr, /^crawler: .*(ENOSPC|disk is full|no space)/i);
+        assertCleanWriteError(r.stderr, /^crawler: the disk is full: cannot write the crawl state .* \(SQLITE_FULL\)$/);
       } finally {
         await srv.close();
       }

@@ -255,7 +255,7 @@ describe('OutputDir: the disk fills up', () => {
       assert.equal(r.code, 1, `exit 1 (stderr: ${r.stderr})`);
       const lines = r.stderr.trimEnd().split('\n');
       assert.equal(lines.length, 1, r.stderr);
-      assert.match(lines[0] as string, /^KeywordHunter: cannot write .*c2\.html: ENOSPC/);
+      assert.match(lines[0] as string, /^KeywordHunter: the disk is full: cannot write .*c2\.html \(ENOSPC\)$/);
       assert.doesNotMatch(r.stderr, /internal error|\n\s+at /);
       assert.equal(readFileSync(join(out, 'c0.html'), 'utf8'), bodies[0]);
       assert.equal(readFileSync(join(out, 'c1.html'), 'utf8'), bodies[1]);

@@ -48,7 +48,8 @@ function assertSameCrawl(dir: string, reference: Map<number, string>): void {
 const { temp: freshDir } = useTempDirs('resume-');
 
 /** Starts a crawl and kills it with `signal` once `when` says so (fed stdout text and the directory). */
-async function crawlAndKill(args: string[], dir: string, signal: NodeJS.Signals, when: (stdout: string) => boolean, watchTemp = false): Promise<number | null> {
+/** Runs a crawl and stops it with `signal` when `when` says (or at its first page file); resolves with its exit code, and its stderr in `stderr`. */
+async function crawlAndKill(args: string[], dir: string, signal: NodeJS.Signals, when: (stdout: string) => boolean, watchTemp = false, stderr?: string[]): Promise<number | null> {
   const { child, done } = startProgram('crawler', args, { timeoutMs: 60_000 });
   let out = '';
   let killed = false;
@@ -68,7 +69,9 @@ async function crawlAndKill(args: string[], dir: string, signal: NodeJS.Signals,
     if (!watchTemp && when(out)) kill();
   });
   try {
-    return (await done).code;
+    const r = await done;
+    stderr?.push(r.stderr);
+    return r.code;
   } finally {
     watcher?.close();
   }
@@ -123,8 +126,12 @@ describe('crash safety and --resume', () => {
     test(`${sig} stops cleanly with exit 130; --resume completes the same crawl`, async () => {
       const dir = freshDir();
       const args = ['--delay', '0', seed, dir, '6'];
-      const code = await crawlAndKill(args, dir, sig, (out) => fetchedCount(out) >= 60);
+      const stderr: string[] = [];
+      const code = await crawlAndKill(args, dir, sig, (out) => fetchedCount(out) >= 60, false, stderr);
       assert.equal(code, 130);
+      // Both notes say how to go on.
+      assert.match(stderr[0] ?? '', new RegExp(`^crawler: ${sig} received, stopping after the pages in flight; the same command with --resume continues the crawl \\(again to quit now\\)$`, 'm'));
+      assert.match(stderr[0] ?? '', /^crawler: interrupted after [0-9]+ pages in .*; the same command with --resume continues the crawl$/m);
       const partial = pageFiles(dir);
       assert.ok(partial.size >= 60 && partial.size < PAGES, `stopped part way (${partial.size} pages)`);
       for (const [id, v] of partial) assert.equal(v, reference.get(id), `page ${id} intact`);
