@@ -7,6 +7,8 @@
  *   small       the same on a 2,000-page site (--quick: 500), ours, wget and
  *               wget2 only, at least 5 rounds: where start-up and a cold
  *               hot path weigh more
+ *   refresh     ours, then ours --since that crawl on the same site unchanged
+ *               (every page 304): pages/s and bytes read against the first
  *   ceiling     the server's one-connection ceiling (own node:net loop, and
  *               wrk when installed); our pages/s as a fraction of it
  *   extract     link extraction alone on the generated pages, MB/s
@@ -47,12 +49,13 @@ import { haveGnuTime, runMeasured } from './measure.js';
 import { hostsSection, khHasFlag, politenessSection } from './polite-bench.js';
 import { formatResults, type Results } from './report.js';
 import { formatPushback, pushbackSection } from './pushback-bench.js';
+import { refreshSection } from './refresh-bench.js';
 import { scaleProblems, scaleSection } from './scale-bench.js';
 import { formatStartup, startupSection, startupVariants } from './startup-bench.js';
 import { freePort, startSiteServer, type SiteServer } from './servers.js';
 import { generateSite, type Site } from './site.js';
 
-const SECTIONS = ['crawl', 'small', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale', 'profile'] as const;
+const SECTIONS = ['crawl', 'refresh', 'small', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale', 'profile'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Options {
@@ -121,7 +124,7 @@ function parseOptions(argv: string[]): Options {
 
 function sectionsOf(o: Options): Section[] {
   if (o.only !== undefined) return o.only.includes('profile') && o.profile === undefined ? (o.profile = '/tmp/prof', o.only) : o.only;
-  const base: Section[] = ['crawl', 'small', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale'];
+  const base: Section[] = ['crawl', 'refresh', 'small', 'startup', 'ceiling', 'extract', 'politeness', 'pushback', 'hosts', 'scale'];
   return o.profile !== undefined ? [...base, 'profile'] : base;
 }
 
@@ -195,7 +198,7 @@ async function main(): Promise<void> {
   const load = loadavg()[0]!;
   if (load > cpus().length * 0.5) log(`bench: WARNING: load average ${load.toFixed(1)} on ${cpus().length} CPUs: other work is running, timings will be noisy`);
   try {
-    const needSite = sections.some((s) => s === 'crawl' || s === 'ceiling' || s === 'extract' || s === 'profile');
+    const needSite = sections.some((s) => s === 'crawl' || s === 'refresh' || s === 'ceiling' || s === 'extract' || s === 'profile');
     let site: Site | undefined;
     if (needSite) {
       const port = await freePort();
@@ -223,7 +226,7 @@ async function main(): Promise<void> {
       log(`  to save at depth <= ${site.maxDepth}: ${site.expected.size} URLs (${queryUrls} query variants of hub pages); BFS depth histogram ${site.depthHistogram.join('/')}; ${site.expectedAssets.size} non-HTML files and ${site.expected404.size} 404 URLs linked`);
       if (unreachable.length > 0) results.problems.push(`generator: ${unreachable.length} pages not reachable within depth ${site.maxDepth}`);
     }
-    if (site !== undefined && sections.some((s) => s === 'crawl' || s === 'ceiling' || s === 'profile')) {
+    if (site !== undefined && sections.some((s) => s === 'crawl' || s === 'refresh' || s === 'ceiling' || s === 'profile')) {
       const port = Number(new URL(site.origin).port);
       server = await startSiteServer(site.root, join(work, 'server'), port, o.nodeServer);
       results.meta.server = server.description;
@@ -248,6 +251,10 @@ async function main(): Promise<void> {
         const wget = f.tools.find((t) => t.tool === 'wget');
         if (wget?.available === true && !wget.ok) results.problems.push(`wget (${f.fs}) did not save exactly the ${results.crawl.expectedPages} expected pages (see the round lines)`);
       }
+    }
+    if (sections.includes('refresh') && site !== undefined && server !== undefined) {
+      log(`\n[refresh] ${o.rounds} round(s): ./crawler, then ./crawler --since that crawl, on the same site unchanged, pages on disk (${work})`);
+      results.refresh = await refreshSection(site, work, repo, o.rounds, log, results.problems);
     }
     if (sections.includes('ceiling') && site !== undefined && server !== undefined) {
       const secs = o.quick ? 2 : 3;

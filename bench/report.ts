@@ -9,6 +9,7 @@ import { ARCHIVE_VARIANT } from './peers.js';
 import type { BenchResult } from './extract-bench.js';
 import type { HostsRun, PolitenessResult } from './polite-bench.js';
 import { formatPushback, type PushbackResult } from './pushback-bench.js';
+import { refreshRows, type RefreshSection } from './refresh-bench.js';
 import type { ProfileSummary } from './cpuprofile-top.js';
 import { formatStartup, type StartupResult } from './startup-bench.js';
 
@@ -48,6 +49,8 @@ export interface Results {
   crawl?: CrawlSection;
   /** The same comparison on a 2,000-page site (ours, wget, wget2). */
   small?: CrawlSection;
+  /** Ours, then ours --since that crawl on the same site unchanged. */
+  refresh?: RefreshSection;
   ceiling?: {
     results: CeilingResult[];
     /** The ceiling the fraction uses: wrk when installed, else our loop. */
@@ -120,6 +123,10 @@ export function formatResults(r: Results): string {
     out.push(`site: ${s.pages} pages, ${f(s.htmlMB)} MB HTML (avg ${f(s.avgPageKiB)} KiB), ${s.links} links, ${s.expectedUrls} URLs to save (${s.queryUrls} query variants), BFS depths ${s.depthHistogram.join('/')}`);
   }
   if (r.crawl) out.push(...formatCrawl(r.crawl, 'crawl, depth 6'));
+  if (r.refresh) {
+    out.push('', table(refreshRows(r.refresh)));
+    out.push(`  (medians of ${r.refresh.rounds.length} rounds; MB read = every response's bytes as read, the report's figure; the ratios are medians of the per-round ratios)`);
+  }
   if (r.small) out.push(...formatCrawl(r.small, `small crawl, ${r.small.expectedPages} URLs`), `  target (issue 16): ours / wget at least ${SMALL_TARGET}x on this crawl (at least 2.0x on the 10,000-page one)`);
   if (r.ceiling) {
     const rows = [['server ceiling, 1 connection', 'requests/s', 'MB/s']];

@@ -131,7 +131,8 @@ async function startNginx(nginx: string, root: string, prefix: string, port: num
 
 async function startNode(root: string, port: number): Promise<SiteServer> {
   const script = fileURLToPath(new URL('./static-server.js', import.meta.url));
-  const child = spawn(process.execPath, [script, root, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // With validators (ETag, Last-Modified, 304), as nginx serves by default: the refresh section needs them.
+  const child = spawn(process.execPath, [script, '--validators', root, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
   const failed = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`built-in server exited (${code})`))));
   failed.catch(() => undefined);
   await Promise.race([waitForPort(port), failed]);

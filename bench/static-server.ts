@@ -6,9 +6,16 @@
  * own process so that it does not share an event loop with the measuring
  * code: `node dist/bench/static-server.js ROOT PORT [HOST]`; it prints
  * "listening PORT" on stdout once ready.
+ *
+ * With `validators` (`--validators` for the process), it sends each file's
+ * validators as nginx does (ETag from its size and modification time,
+ * Last-Modified) and answers a conditional GET whose validators still hold
+ * with 304 and no body (RFC 9110 §13.2.2: If-None-Match decides when
+ * present, else If-Modified-Since), so a refresh (crawler --since) can be
+ * measured against it. `onBody` counts the body bytes sent.
  */
 import { createServer, type Server } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,7 +35,31 @@ export const CONTENT_TYPES: Record<string, string> = {
  * where the thread pool's four round trips per readFile (open, stat, read,
  * close) cost more than the read, most of all on a busy machine.
  */
-export function staticServer(root: string): Server {
+export interface StaticServerOptions {
+  /** Send ETag and Last-Modified, and answer a conditional GET with 304 when they still hold (default off). */
+  validators?: boolean;
+  /** Told each answer: the path, its status, and the body bytes sent (0 for a 304). */
+  onBody?: (path: string, status: number, bytes: number) => void;
+}
+
+/** The validators of a file: an ETag from its size and modification time (as nginx makes it), and its Last-Modified. */
+export function fileValidators(file: string): { etag: string; lastModified: string; mtimeMs: number } {
+  const st = statSync(file);
+  return { etag: `"${st.size.toString(16)}-${Math.floor(st.mtimeMs * 1000).toString(16)}"`, lastModified: new Date(st.mtimeMs).toUTCString(), mtimeMs: st.mtimeMs };
+}
+
+/** Whether a GET with these conditional header fields is answered 304 (RFC 9110 §13.2.2). */
+export function notModified(req: { headers: Record<string, string | string[] | undefined> }, v: { etag: string; mtimeMs: number }): boolean {
+  const inm = req.headers['if-none-match'];
+  if (typeof inm === 'string') return inm.split(',').some((t) => t.trim().replace(/^W\//, '') === v.etag || t.trim() === '*');
+  const ims = req.headers['if-modified-since'];
+  if (typeof ims !== 'string') return false;
+  const since = Date.parse(ims);
+  // HTTP dates have whole seconds: a file modified within the second named is modified since.
+  return !Number.isNaN(since) && Math.floor(v.mtimeMs / 1000) * 1000 <= since;
+}
+
+export function staticServer(root: string, options: StaticServerOptions = {}): Server {
   const server = createServer((req, res) => {
     const raw = (req.url ?? '/').split('?')[0]!.split('#')[0]!;
     let path: string;
@@ -41,12 +72,22 @@ export function staticServer(root: string): Server {
     const file = join(root, normalize(path).replace(/^(\.\.[/\\])+/, ''));
     try {
       const body = readFileSync(file);
-      res.writeHead(200, { 'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': body.length });
+      const v = options.validators === true ? fileValidators(file) : undefined;
+      const validators = v === undefined ? {} : { etag: v.etag, 'last-modified': v.lastModified };
+      if (v !== undefined && notModified(req, v)) {
+        res.writeHead(304, validators);
+        res.end();
+        options.onBody?.(path, 304, 0);
+        return;
+      }
+      res.writeHead(200, { 'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': body.length, ...validators });
       res.end(req.method === 'HEAD' ? undefined : body);
+      options.onBody?.(path, 200, req.method === 'HEAD' ? 0 : body.length);
     } catch {
       const body = '<html><body><h1>404 Not Found</h1></body></html>\n';
       res.writeHead(404, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(body) });
       res.end(req.method === 'HEAD' ? undefined : body);
+      options.onBody?.(path, 404, req.method === 'HEAD' ? 0 : Buffer.byteLength(body));
     }
   });
   server.keepAliveTimeout = 60_000;
@@ -56,12 +97,14 @@ export function staticServer(root: string): Server {
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const [root, portText, host = '127.0.0.1'] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const validators = args.includes('--validators');
+  const [root, portText, host = '127.0.0.1'] = args.filter((a) => a !== '--validators');
   if (root === undefined || portText === undefined) {
-    console.error('usage: static-server ROOT PORT [HOST]');
+    console.error('usage: static-server [--validators] ROOT PORT [HOST]');
     process.exit(2);
   }
-  const server = staticServer(root);
+  const server = staticServer(root, { validators });
   server.listen(Number(portText), host, () => console.log(`listening ${portText}`));
   const stop = (): void => {
     server.close();

@@ -30,11 +30,14 @@ export type ErrorCode =
   | 'ERR_REDIRECT_LIMIT'
   | 'ERR_HOST_REFUSED'
   | 'ERR_ABORTED'
+  | 'ERR_DISALLOWED'
   // storage
   | 'ERR_PAGE_DIRECTORY'
   | 'ERR_OUTPUT_DIRECTORY'
   | 'ERR_WRITE'
   | 'ERR_STATE'
+  /** crawler --since: the earlier crawl cannot be used, or a page's earlier copy cannot be read. */
+  | 'ERR_EARLIER_CRAWL'
   // the crawl itself
   | 'ERR_SEED';
 
@@ -79,6 +82,15 @@ export function describeError(err: unknown): string {
   return String(err);
 }
 
+/** A system error as its code and description, without the call and paths node appends ("EISDIR: illegal operation on a directory"). */
+function systemWords(err: unknown): string {
+  const text = describeError(err);
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string' || !text.startsWith(`${code}: `)) return text;
+  const comma = text.indexOf(', ');
+  return comma === -1 ? text : text.slice(0, comma);
+}
+
 /** What a failed write's system (or SQLite) code means, in words, cause first. */
 const WRITE_CAUSES: Readonly<Record<string, string>> = {
   ENOSPC: 'the disk is full',
@@ -102,6 +114,6 @@ const WRITE_CAUSES: Readonly<Record<string, string>> = {
 export function writeError(code: 'ERR_WRITE' | 'ERR_STATE', what: string, err: unknown): CrawlerError {
   const sys = (err as { code?: unknown } | undefined)?.code;
   const known = typeof sys === 'string' ? (WRITE_CAUSES[sys] ?? (sys.startsWith('SQLITE_IOERR') ? WRITE_CAUSES['SQLITE_IOERR'] : undefined)) : undefined;
-  const message = known !== undefined ? `${known}: cannot write ${what} (${sys as string})` : `cannot write ${what}: ${describeError(err)}`;
+  const message = known !== undefined ? `${known}: cannot write ${what} (${sys as string})` : `cannot write ${what}: ${systemWords(err)}`;
   return new CrawlerError(code, message, { cause: err });
 }

@@ -46,6 +46,15 @@ export interface CaptureFacts {
   /** Where the record (or its gzip member) starts in its file, and its length there. */
   offset: number;
   length: number;
+  /**
+   * A server-not-modified revisit (WARC-Profile, WARC 1.1 §6.7.3): its
+   * block is a 304's head, but its payload is the earlier capture's, so its
+   * line carries no status. ReplayWeb.page (2.4.6, as 2.5.3) serves a
+   * capture whose line says 304 as an empty 304 and never reaches the
+   * earlier record (test/replay/replay-refresh.test.ts); without a status it
+   * serves the earlier payload.
+   */
+  notModified?: boolean | undefined;
 }
 
 /**
@@ -65,6 +74,8 @@ export function cdxjEntry(rec: WarcRecordInfo, filename: string, path = filename
       blockStart: rec.blockStart,
       offset: rec.offset,
       length: rec.length,
+      // Ours name the 1.1 profile; other writers the 1.0 one (and WARC 1.0's annex wrote it without `revisit/`).
+      notModified: rec.type === 'revisit' && /\/server-not-modified$/.test(warcField(rec, 'WARC-Profile') ?? ''),
     },
     filename,
     path,
@@ -82,7 +93,7 @@ export function captureEntry(c: CaptureFacts, filename: string, path = filename)
   const json: CdxjFields = {
     url: c.url,
     ...(mime === undefined ? {} : { mime }),
-    ...(http === undefined ? {} : { status: http.status }),
+    ...(http === undefined || c.notModified === true ? {} : { status: http.status }),
     ...(c.digest === undefined ? {} : { digest: c.digest }),
     length: String(c.length),
     offset: String(c.offset),

@@ -25,6 +25,11 @@ export interface WriteCdxjOptions {
  * existing `outPath` is left as it is and ERR_WRITE says so.
  */
 export async function writeCdxj(warcPaths: readonly string[], outPath: string, options: WriteCdxjOptions = {}): Promise<number> {
+  return writeCdxjEntries(await indexEntries(warcPaths), outPath, options);
+}
+
+/** The index entries of `warcPaths`, read from the files (in no particular order); two files may not share a base name. */
+export async function indexEntries(warcPaths: readonly string[]): Promise<CdxjEntry[]> {
   const names = new Set<string>();
   const entries: CdxjEntry[] = [];
   for (const path of warcPaths) {
@@ -36,7 +41,7 @@ export async function writeCdxj(warcPaths: readonly string[], outPath: string, o
       if (entry !== undefined) entries.push(entry);
     }
   }
-  return writeCdxjEntries(entries, outPath, options);
+  return entries;
 }
 
 /** Writes the index of `entries` (in any order) to `outPath`, as writeCdxj does; returns the number of lines. */

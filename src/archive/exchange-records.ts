@@ -23,6 +23,20 @@ import { newRecordId, serializeRecord, warcDate, warcFields, type RecordBytes } 
 
 /** WARC 1.1 §6.7.2: the profile of a revisit whose payload is identical to an earlier capture's. */
 export const IDENTICAL_PAYLOAD_PROFILE = 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest';
+/** WARC 1.1 §6.7.3: the profile of a revisit the server said was not modified (a 304 to a conditional request). */
+export const SERVER_NOT_MODIFIED_PROFILE = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
+
+/**
+ * A 304 that answered a refresh's conditional request (crawler --since):
+ * the payload is the earlier one's (WARC 1.1 §6.7.3: "the original payload
+ * content from which a Last-Modified and/or ETag value was taken").
+ */
+export interface NotModified {
+  /** The earlier crawl's response record of the page, when it archived one. */
+  refersTo: Capture | undefined;
+  /** The earlier payload's digest (never the empty 304's). */
+  digest: string;
+}
 
 /** An earlier capture of a payload, as a revisit refers to it. */
 export interface Capture {
@@ -51,10 +65,12 @@ export interface ExchangeInput {
   /** Why the exchange failed (`CODE: words`), when it did. */
   failure: string | undefined;
   durationMs: number;
+  /** A 304 to a refresh's conditional request: written as a server-not-modified revisit. */
+  notModified?: NotModified | undefined;
 }
 
-/** The crawl's thread's half: `x` with its records' IDs and dates decided. */
-export function exchangeInput(x: WireExchange): ExchangeInput {
+/** The crawl's thread's half: `x` with its records' IDs and dates decided (`notModified`: a 304 to a refresh's conditional request). */
+export function exchangeInput(x: WireExchange, notModified?: NotModified): ExchangeInput {
   return {
     uri: x.url.key,
     ip: x.ip,
@@ -68,6 +84,7 @@ export function exchangeInput(x: WireExchange): ExchangeInput {
     truncated: x.truncated,
     failure: x.error === undefined ? undefined : `${x.error.code}: ${describeError(x.error)}`,
     durationMs: x.endedAt - x.startedAt,
+    notModified,
   };
 }
 
@@ -79,6 +96,8 @@ export interface ExchangeRecords {
   /** Which of `records` is the response or revisit (the one the index lists), when there is one. */
   responseAt: number | undefined;
   revisit: boolean;
+  /** The revisit is a server-not-modified one (a 304 to a refresh's conditional request). */
+  notModified: boolean;
   /**
    * The payload's digest, when a response was recorded whose final header
    * section arrived whole: of the whole payload, or of the part recorded
@@ -126,17 +145,20 @@ export function exchangeRecords(x: ExchangeInput, earlier: (payloadDigest: strin
       }),
     );
   }
+  // A 304 whose head arrived whole is the earlier payload's revisit; one cut short is the record of a failure.
+  const notModified = responseId !== undefined && x.truncated === undefined ? x.notModified : undefined;
   // A response cut short has the payload it recorded (WARC 1.1 §5.9), read back from its bytes.
   const payload = x.truncated === undefined ? x.payload : responseId === undefined ? undefined : recordedPayload(x.response);
-  const payloadDigest = payload !== undefined ? sha1Digest(payload) : undefined;
+  const payloadDigest = notModified !== undefined ? notModified.digest : payload !== undefined ? sha1Digest(payload) : undefined;
   let response: Capture | undefined;
   let responseAt: number | undefined;
   let revisit = false;
   if (responseId !== undefined) {
     responseAt = records.length;
     // Only a whole payload is another capture's: a part of one, even when equal, is the record of a failure.
-    const before = x.truncated === undefined && payload !== undefined && payload.length > 0 && payloadDigest !== undefined ? earlier(payloadDigest) : undefined;
-    revisit = before !== undefined;
+    const before =
+      notModified === undefined && x.truncated === undefined && payload !== undefined && payload.length > 0 && payloadDigest !== undefined ? earlier(payloadDigest) : undefined;
+    revisit = before !== undefined || notModified !== undefined;
     const common: Array<[string, string | undefined]> = [
       ['WARC-Record-ID', responseId],
       ['WARC-Date', date],
@@ -145,7 +167,25 @@ export function exchangeRecords(x: ExchangeInput, earlier: (payloadDigest: strin
       ['WARC-Concurrent-To', requestId],
       ['Content-Type', HTTP_RESPONSE],
     ];
-    if (before !== undefined) {
+    if (notModified !== undefined) {
+      // WARC 1.1 §6.7.3: the block is the 304 as read (a head and no body); the payload is the earlier one, named by its digest.
+      const was = notModified.refersTo;
+      records.push(
+        serializeRecord({
+          type: 'revisit',
+          fields: [
+            ...common,
+            ['WARC-Profile', SERVER_NOT_MODIFIED_PROFILE],
+            ['WARC-Refers-To-Target-URI', was?.uri ?? uri],
+            ['WARC-Refers-To-Date', was?.date],
+            ['WARC-Refers-To', was?.id],
+            ['WARC-Block-Digest', sha1Digest(x.response)],
+            ['WARC-Payload-Digest', payloadDigest],
+          ],
+          block: [x.response],
+        }),
+      );
+    } else if (before !== undefined) {
       // WARC 1.1 §6.7.2: the block is the response's header section; the payload is the earlier capture's.
       const head = x.response.subarray(0, headEnd(x.response));
       records.push(
@@ -195,5 +235,5 @@ export function exchangeRecords(x: ExchangeInput, earlier: (payloadDigest: strin
       }),
     );
   }
-  return { records, response, responseAt, revisit, payloadDigest };
+  return { records, response, responseAt, revisit, notModified: notModified !== undefined, payloadDigest };
 }

@@ -92,6 +92,7 @@ export function packExchange(x: ExchangeInput, ring: SendRing): PackedExchange {
     truncated: x.truncated,
     failure: x.failure,
     durationMs: x.durationMs,
+    notModified: x.notModified,
     bytes: place === undefined ? bytes : undefined,
     ringAt: base,
     ringEnd: place?.end ?? 0,
@@ -122,5 +123,6 @@ export function unpackExchange(packed: PackedExchange, ring: SharedArrayBuffer):
     truncated: packed.truncated,
     failure: packed.failure,
     durationMs: packed.durationMs,
+    notModified: packed.notModified,
   };
 }

@@ -69,9 +69,11 @@ export class RecordWriter {
   exchange(x: ExchangeInput): void {
     const made = exchangeRecords(x, (digest) => this.payloads.get(digest));
     const places = this.writer.add(...made.records);
-    // A response cut short is no capture of its payload for a later one to refer to.
-    if (made.response !== undefined && made.payloadDigest !== undefined && x.truncated === undefined && !this.payloads.has(made.payloadDigest)) {
-      this.payloads.set(made.payloadDigest, made.response);
+    // A response cut short is no capture of its payload for a later one to refer to; a 304's payload is
+    // held by the earlier record it refers to (when the earlier crawl archived it), never by the revisit.
+    const holder = made.notModified ? x.notModified?.refersTo : made.response;
+    if (holder !== undefined && made.payloadDigest !== undefined && x.truncated === undefined && !this.payloads.has(made.payloadDigest)) {
+      this.payloads.set(made.payloadDigest, holder);
       if (this.payloads.size > MAX_PAYLOADS) this.payloads.delete(this.payloads.keys().next().value as string);
     }
     const at = made.responseAt;
@@ -81,7 +83,7 @@ export class RecordWriter {
     const blockStart = x.response.subarray(0, BLOCK_START_BYTES);
     this.index.push(
       captureEntry(
-        { type: made.revisit ? 'revisit' : 'response', url: x.uri, date: x.date, digest: made.payloadDigest, blockStart, offset: place.offset, length: place.length },
+        { type: made.revisit ? 'revisit' : 'response', url: x.uri, date: x.date, digest: made.payloadDigest, blockStart, offset: place.offset, length: place.length, notModified: made.notModified },
         place.file,
       ),
     );

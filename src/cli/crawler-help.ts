@@ -18,8 +18,10 @@ export const FLAGS = defineFlags([
   { name: 'user-agent', type: 'string', arg: 'TEXT', default: CRAWLER_USER_AGENT, help: 'the name sent in the User-Agent header and looked up in robots.txt' },
   { name: 'retries', type: 'count', arg: 'N', default: 2, help: 'try a page again, up to N times, when it is answered 429, 500, 502, 503 or 504, times out or is cut off; the try comes later in the crawl, and its server is asked less often meanwhile' },
   { name: 'overwrite', type: 'boolean', help: 'crawl into a pageDirectory that holds numbered files no crawl of ours wrote (a user\'s, or no .crawler marker); they are then replaced' },
+  { name: 'since', type: 'string', arg: 'OLD_DIR', help: 'refresh the crawl in OLD_DIR: copy from it each page answered 304' },
   { name: 'resume', type: 'boolean', help: 'continue the interrupted crawl recorded in pageDirectory (same seedURL and maxDepth)' },
   { name: 'quiet', short: 'q', type: 'boolean', help: 'print no log on stdout' },
+  { name: 'sitemaps', type: 'boolean', help: 'also crawl the URLs that the seed\'s site lists in its sitemaps (named by robots.txt, else /sitemap.xml): they are queued at depth 1, after the seed\'s own links; stderr says what each sitemap gave' },
   { name: 'json', type: 'boolean', help: 'print the log as one JSON object per event, {"event","depth","url","reason"?}, instead of the CS50 format' },
   { name: 'write-thread', type: 'string', arg: 'WHEN', default: 'auto', help: 'write page files on a second thread, which helps on slow disks: auto decides by measuring how long page writes take, on starts the thread after the first 50 pages, off never does (and saves the thread\'s 10 MiB of memory)' },
   ...HTTP_FLAGS,
@@ -60,8 +62,14 @@ worker writes FILE with its own tag before the extension. At the end a CDXJ
 index goes beside it (crawl.warc.gz: crawl.cdxj), and --wacz FILE packages
 archive, index and pages into one WACZ that ReplayWeb.page opens.
 
+Refresh: --since OLD_DIR crawls again into a new pageDirectory, asking for each page the earlier
+crawl in OLD_DIR saved with its validators (If-None-Match, If-Modified-Since). A page answered
+304 is written from its earlier copy, as a fresh crawl would write it, and its links are read
+there; OLD_DIR is only read. With --wacz, the package holds the earlier archive too.
+
 Log (stdout): one line per event, "%2d %*s%9s: %s" (depth, indent, word, URL),
-words Fetched, Scanning, Found, Added, IgnDupl, IgnExtrn, IgnRobots, Failed.
+words Fetched, Scanning, Found, Added, IgnDupl, IgnExtrn, IgnRobots, Failed; with
+--since, a line Unchanged after the Fetched line of a page answered 304.
 
 Exit status: 0 the crawl ran (some pages may have failed); 1 an error prevented it (bad
 arguments, an unusable directory or one in use by another crawl, a seed that cannot be fetched:

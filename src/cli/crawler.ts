@@ -73,7 +73,10 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
     if (flags.strictBfs) throw usage('--strict-bfs goes with --frontier (a private crawl is strictly breadth first already)', 'ERR_INVALID_OPTION');
   } else if (flags.resume) {
     throw usage('--resume does not go with --frontier: a shared crawl is joined (and so resumed) by running the same command again', 'ERR_INVALID_OPTION');
+  } else if (flags.since !== undefined) {
+    throw usage('--since does not go with --frontier: only a private crawl refreshes an earlier one', 'ERR_INVALID_OPTION');
   }
+  if (flags.since === '') throw usage('--since needs the pageDirectory of an earlier crawl', 'ERR_INVALID_OPTION');
   const writeThread = WRITE_THREAD_WHEN.find((w) => w === flags.writeThread);
   if (writeThread === undefined) throw usage(`--write-thread must be auto, on or off, got "${flags.writeThread}"`, 'ERR_INVALID_OPTION');
   const report = option(() => reportSettings(flags.report, 'crawler', argv));
@@ -102,9 +105,11 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       progress: io.stderrIsTTY && (quiet || !io.stdoutIsTTY),
       resume: flags.resume,
       overwrite: flags.overwrite,
+      sitemaps: flags.sitemaps,
       shared: frontierSpec === undefined ? undefined : { spec: frontierSpec, leaseMs, strictBfs: flags.strictBfs, waitMs: flags.frontierWaitMs },
       archive: archive === undefined ? undefined : { ...archive, commandLine: ['crawler', ...argv] },
       writeThread,
+      since: flags.since,
     },
     io,
     report,

@@ -12,17 +12,19 @@
  * runs once a kept page is published and before its entry is completed.
  */
 import type { LinkExtractor } from '../extract/types.js';
-import type { FrontierStore } from '../frontier/store.js';
+import type { FrontierStore, PageCapture } from '../frontier/store.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { PageSink } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
+import type { EarlierPages } from './earlier-pages.js';
 import type { CrawlEventSink } from './events.js';
 import type { BodySpill } from './body-spill.js';
 import { Lookahead } from './lookahead.js';
 import { PagePath, type PagePolicy } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { RobotsGate } from './robots-gate.js';
+import type { SitemapLinks, SitemapSettings } from './sitemap-links.js';
 import { redirectLocation, type FetchOutcome } from './redirects.js';
 
 export interface CrawlOptions {
@@ -80,6 +82,18 @@ export interface CrawlOptions {
    */
   beforeComplete?: (documentId: number | undefined) => Promise<void>;
   /**
+   * A refresh's earlier crawl (crawler --since): every page request, those
+   * the window sends ahead included, carries the validators it saved for
+   * the URL, and a 304 keeps its earlier copy (see PagePath).
+   */
+  earlier?: EarlierPages | undefined;
+  /**
+   * The crawl archive's record of the response a page was saved from, asked
+   * after `beforeComplete` and kept with the page in the crawl state, for a
+   * later refresh's revisit records to refer to. Absent: none is kept.
+   */
+  captureOf?: (url: HttpUrl) => PageCapture | undefined;
+  /**
    * Where pages answered ahead of their turn wait beyond `aheadMemory` bytes
    * (a broad crawl fetches far ahead across hosts): e.g. a FileBodySpill in
    * the page directory. Absent: they wait in memory. Closed when the crawl ends.
@@ -87,7 +101,10 @@ export interface CrawlOptions {
   spill?: BodySpill;
   /** Bytes of pages answered ahead kept in memory before the spill is used (default 16 MiB). */
   aheadMemory?: number;
+  /** Read the sitemaps of each seed's host once its page is saved, and queue their URLs after its links (crawler --sitemaps). */
+  sitemaps?: SitemapSettings | undefined;
 }
+
 
 export interface CrawlSummary {
   pages: number;
@@ -102,6 +119,7 @@ export class Crawl {
   private readonly halt = new AbortController();
   private readonly fetchSignal: AbortSignal;
   private lastId: number;
+  private readonly sitemaps: SitemapLinks | undefined;
 
   constructor(options: CrawlOptions) {
     this.o = options;
@@ -120,10 +138,12 @@ export class Crawl {
       redirects: 'follow',
       seen: frontier,
       sink: options.sink,
+      earlier: options.earlier,
       robotsConcurrency: Math.max(1, options.concurrency ?? 1),
       onEvent: options.onEvent,
       signal: this.fetchSignal,
     });
+    this.sitemaps = options.sitemaps === undefined ? undefined : this.path.sitemapLinks(options.sitemaps, options.maxRedirects);
   }
 
   async run(): Promise<CrawlSummary> {
@@ -144,7 +164,7 @@ export class Crawl {
     const window = new Lookahead({
       take: () => frontier.take(),
       resolve: (entry) => this.o.policy.resolveLink(entry.url, seed),
-      fetch: (url) => this.o.fetcher.fetch(url, this.fetchSignal),
+      fetch: (url) => this.o.fetcher.fetch(url, this.fetchSignal, path.conditional(url)),
       concurrency: Math.max(1, this.o.concurrency ?? 1),
       // A second connection to one host only where the host asks for no interval.
       perHost: (origin) => (politeness.intervalFor(origin) === 0 ? perHost : 1),
@@ -192,8 +212,13 @@ export class Crawl {
         }
         path.settled(visit, documentId);
         await this.o.beforeComplete?.(documentId);
-        path.scanned(visit, frontier.complete(entry, { links: visit.links, documentId }));
+        const saved = visit.saved === undefined || documentId === undefined || visit.saved.capture !== undefined || visit.url === undefined ? visit.saved : { ...visit.saved, capture: this.o.captureOf?.(visit.url) };
+        path.scanned(visit, frontier.complete(entry, { links: visit.links, documentId, saved }));
         if (visit.stop) return { pages: pages(), stoppedBy: 'program' };
+        // A seed's page is in: its host's sitemaps give links at the next depth, after the seed's own.
+        if (this.sitemaps !== undefined && visit.url !== undefined && entry.depth === this.o.seedDepth && entry.depth < this.o.maxDepth) {
+          await this.sitemaps.queueLinks(visit.url.origin, entry.depth + 1, (links) => links.map((link) => frontier.add(link)));
+        }
       }
     } finally {
       this.halt.abort();

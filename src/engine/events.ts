@@ -10,14 +10,15 @@ import type { StoredRobots } from '../frontier/claim-store.js';
 import type { WireExchange } from '../http/wire-exchange.js';
 import type { RobotsSource } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
+import type { SitemapOutcome } from '../sitemap/sitemap-reader.js';
 
 export type CrawlEvent =
   /** A request's answer (any status), or its failure (`error`; status 0 unless the status line and headers had arrived). `notes`: header lines skipped. */
   | { type: 'response'; url: HttpUrl; depth: number; status: number; error?: CrawlerError | undefined; notes?: readonly string[] | undefined }
   /** A redirect's target was classified (`follow`: fetched next, or queued); `invalid` when the Location is no crawlable URL or one hop too many (`error`). */
   | { type: 'redirect'; from: HttpUrl; depth: number; target: HttpUrl | undefined; raw: string; action: LinkAction | 'invalid'; error?: CrawlerError | undefined }
-  /** A page was saved under a document ID. */
-  | { type: 'saved'; url: HttpUrl; depth: number; id: number }
+  /** A page was saved under a document ID; in a refresh (`refresh`), with what it was to the earlier crawl. */
+  | { type: 'saved'; url: HttpUrl; depth: number; id: number; refresh?: Refreshed | undefined }
   /** A page below the depth limit is scanned for links. */
   | { type: 'scanning'; url: HttpUrl; depth: number }
   /** A link of a scanned page; `url` undefined when it is not an http(s) URL (`error` says why). */
@@ -36,8 +37,26 @@ export type CrawlEvent =
   | { type: 'robots'; origin: string; source: RobotsSource; group: string; rules: number; crawlDelay: number | undefined }
   /** A host's pacing changed (Crawl-delay, back-off, a Retry-After pause, --delay-factor): `at` and `pausedUntil` are epoch ms. */
   | { type: 'host'; origin: string; at: number; intervalMs: number; pausedUntil: number | undefined; failures: number }
+  /**
+   * A sitemap file was read (--sitemaps): how it ended, the page URLs it
+   * listed and how many of them were queued, and notes for people (limits,
+   * failures). `url` undefined: a note about the sitemaps a robots.txt names.
+   */
+  | { type: 'sitemap'; url: HttpUrl | undefined; index: HttpUrl | undefined; status: number | undefined; outcome: SitemapOutcome; found: number; queued: number; notes: readonly string[] }
   /** KeywordHunter found the keyword on a page: the line holding it, as sent (without its line end). */
   | { type: 'match'; url: HttpUrl; depth: number; line: Buffer };
+
+/**
+ * A page saved by a refresh (crawler --since), as against the earlier
+ * crawl: not saved by it (`new`); saved by it and sent again in full
+ * (`changed`: the server did not say it was unchanged); or answered 304 to
+ * the conditional request (`unchanged`), its body then the earlier copy's,
+ * whose size is what the server did not send again.
+ */
+export type Refreshed =
+  | { state: 'new' }
+  | { state: 'changed'; earlierId: number }
+  | { state: 'unchanged'; earlierId: number; sparedBytes: number };
 
 /** What became of a link (or a redirect target): see link-classifier.ts. */
 export type LinkAction = 'follow' | 'duplicate' | 'robots' | 'external';

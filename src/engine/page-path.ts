@@ -18,18 +18,20 @@
 import { isCrawlerError, type CrawlerError } from '../errors.js';
 import type { LinkExtractor } from '../extract/types.js';
 import type { ClaimEntry } from '../frontier/claim-store.js';
-import type { FrontierEntry } from '../frontier/store.js';
+import type { FrontierEntry, SavedPage } from '../frontier/store.js';
 import type { FetchResponse } from '../http/client.js';
 import { ExchangeError } from '../http/connection.js';
 import type { PageSink, StagedPage } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
-import type { CrawlEvent, CrawlEventSink, LinkAction } from './events.js';
+import { conditionalHeaders, refreshed, savedPage, type EarlierPage, type EarlierPages } from './earlier-pages.js';
+import type { CrawlEvent, CrawlEventSink, LinkAction, Refreshed } from './events.js';
 import { LinkClassifier } from './link-classifier.js';
 import { pageLinks, type PageLink } from './page-links.js';
 import { PageScan } from './page-scan.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { followRedirects, redirectLocation, type FetchOutcome } from './redirects.js';
 import type { RobotsGate } from './robots-gate.js';
+import { SitemapLinks, type SitemapSettings } from './sitemap-links.js';
 
 /** A final answer as the policy sees it. */
 export interface AnsweredPage {
@@ -38,6 +40,13 @@ export interface AnsweredPage {
   url: HttpUrl;
   depth: number;
   response: FetchResponse;
+  /**
+   * In a refresh: the earlier crawl's page when `response` is a 304 to the
+   * conditional request made for it. The page is then unchanged, and its
+   * body is the earlier copy's. Undefined for any other answer (a 304 to a
+   * request that carried no validator included).
+   */
+  unchanged?: EarlierPage | undefined;
 }
 
 /** What a final answer is worth to the program. */
@@ -84,6 +93,8 @@ export interface VisitDone {
   page: StagedPage | undefined;
   /** The URL that answered the kept page (undefined when nothing was kept). */
   url?: HttpUrl | undefined;
+  /** For a kept page: what a crawl state keeps of it for a later refresh (its capture, when it has one, is the program's to add). */
+  saved?: SavedPage | undefined;
   stop: boolean;
   /** Told by `told`. */
   readonly pending: Pending;
@@ -91,7 +102,7 @@ export interface VisitDone {
 
 /** What a visit tells once its entry is completed. */
 interface Pending {
-  kept?: { url: HttpUrl; depth: number; match: Buffer | undefined };
+  kept?: { url: HttpUrl; depth: number; match: Buffer | undefined; refresh: Refreshed | undefined };
   /** Events before the scan's (failed, disallowed, a queued redirect whose action waits for the frontier). */
   events: CrawlEvent[];
   /** A redirect whose target was queued (links[0] when followed): its event says duplicate when the frontier had it. */
@@ -120,6 +131,12 @@ export interface PagePathOptions {
   /** The seen set, where the visit asks it (a private frontier); absent where the store says so on completion. */
   seen?: { isSeen(key: string): boolean; markSeen(key: string): boolean };
   sink: PageSink;
+  /**
+   * A refresh's earlier crawl (crawler --since): each page request carries
+   * the validators it saved for the URL, and a 304 to such a request keeps
+   * its earlier copy. Absent: plain requests.
+   */
+  earlier?: EarlierPages | undefined;
   /** Most robots.txt files fetched at once for the new hosts of one page (the crawl's --concurrency). Default 1. */
   robotsConcurrency?: number;
   onEvent: CrawlEventSink;
@@ -167,7 +184,7 @@ export class PagePath {
     let queued: Pending['redirect'];
     const links: ClaimEntry[] = [];
     const end = await followRedirects(start, {
-      fetch: async (url, hop) => (hop === 0 && first !== undefined ? first : await (fetchHop?.(url) ?? this.o.fetcher.outcome(url, signal))),
+      fetch: async (url, hop) => (hop === 0 && first !== undefined ? first : await (fetchHop?.(url) ?? this.o.fetcher.outcome(url, signal, this.conditional(url)))),
       maxRedirects: this.o.redirects === 'follow' ? this.o.maxRedirects : Infinity,
       resolve: this.resolve,
       onOutcome: (url, outcome) => {
@@ -205,18 +222,44 @@ export class PagePath {
     if (end.step?.kind !== 'final') return this.done([]); // a redirect not followed: its event said why
     if (policy.retry?.(entry.attempts ?? 0, outcome) === true) return { end: 'retry' };
     this.answered++;
-    const verdict = policy.verdict({ entry, url, depth, response });
+    const earlier = this.o.earlier?.page(url.key);
+    // A 304 means "the copy you have is current" only when we asked with that copy's validators.
+    const unchanged = response.status === 304 && conditionalHeaders(earlier) !== undefined ? earlier : undefined;
+    let body = response.body;
+    if (unchanged !== undefined) {
+      try {
+        body = await (this.o.earlier as EarlierPages).body(unchanged);
+      } catch (err) {
+        if (!isCrawlerError(err)) throw err;
+        return this.done([{ type: 'failed', url: url.key, depth, reason: policy.failureReason(err), error: err }]);
+      }
+    }
+    const verdict = policy.verdict({ entry, url, depth, response, unchanged });
     if (!verdict.keep) return this.done(verdict.reason === undefined ? [] : [{ type: 'failed', url: url.key, depth, reason: verdict.reason }]);
-    const page = await this.o.sink.stage({ url, depth, body: response.body });
+    const page = await this.o.sink.stage({ url, depth, body });
     let scan: PageScan<ClaimEntry> | undefined;
     if (verdict.scan && verdict.match === undefined && depth < this.o.maxDepth) {
-      scan = await this.scan(url, depth, response.body);
+      scan = await this.scan(url, depth, body);
       if (scan === undefined) {
         page.discard();
         return { end: 'aborted' };
       }
     }
-    return { end: 'done', links: scan?.links ?? NOTHING, page, url, stop: verdict.match !== undefined, pending: { kept: { url, depth, match: verdict.match }, events: [], scan } };
+    const refresh = this.o.earlier === undefined ? undefined : refreshed(earlier, unchanged, body);
+    return {
+      end: 'done',
+      links: scan?.links ?? NOTHING,
+      page,
+      url,
+      saved: savedPage(url, response, unchanged, refresh),
+      stop: verdict.match !== undefined,
+      pending: { kept: { url, depth, match: verdict.match, refresh }, events: [], scan },
+    };
+  }
+
+  /** The validators a request for `url` carries: those the earlier crawl saved for it (a refresh), else none. */
+  conditional(url: HttpUrl): ReturnType<typeof conditionalHeaders> {
+    return this.o.earlier === undefined ? undefined : conditionalHeaders(this.o.earlier.page(url.key));
   }
 
   /** Tells a completed visit's events: `settled`, then `scanned`. */
@@ -237,7 +280,7 @@ export class PagePath {
     for (const e of p.events) onEvent(e);
     const kept = p.kept;
     if (kept !== undefined) {
-      if (documentId !== undefined) onEvent({ type: 'saved', url: kept.url, depth: kept.depth, id: documentId });
+      if (documentId !== undefined) onEvent(kept.refresh === undefined ? { type: 'saved', url: kept.url, depth: kept.depth, id: documentId } : { type: 'saved', url: kept.url, depth: kept.depth, id: documentId, refresh: kept.refresh });
       if (kept.match !== undefined) onEvent({ type: 'match', url: kept.url, depth: kept.depth, line: kept.match });
     }
   }
@@ -262,6 +305,12 @@ export class PagePath {
   /** Tells that robots.txt disallows an entry, without visiting it (a seed checked before it is queued). */
   disallowed(url: HttpUrl, depth: number): void {
     this.o.onEvent({ type: 'disallowed', url: url.key, depth });
+  }
+
+  /** Sitemap reading (--sitemaps) with this path's fetcher, robots.txt, classifier, events and stop. */
+  sitemapLinks(settings: SitemapSettings, maxRedirects: number): SitemapLinks {
+    const o = this.o;
+    return new SitemapLinks({ fetcher: o.fetcher, robots: this.robots, classifier: this.classifier, resolve: this.resolve, maxRedirects, maxUrlLength: settings.maxUrlLength, robotsConcurrency: o.robotsConcurrency ?? 1, limits: settings.limits, onEvent: o.onEvent, signal: o.signal });
   }
 
   /**

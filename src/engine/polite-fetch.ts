@@ -13,6 +13,9 @@ import type { HttpUrl } from '../url/http-url.js';
 import { isPushback } from './pushback.js';
 import { followRedirects, type FetchOutcome } from './redirects.js';
 
+/** Header fields a request carries beyond the standard ones, in order. */
+export type RequestHeaders = ReadonlyArray<readonly [string, string]>;
+
 /** Default of --max-retry-after: the longest pause a server's Retry-After is granted. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
 
@@ -37,8 +40,12 @@ export class PoliteFetcher {
     this.backOff = options.backOff ?? false;
   }
 
-  /** One request to `url` in the host's turn (after its politeness wait). `signal` stops a wait early. */
-  async fetch(url: HttpUrl, signal: AbortSignal | undefined = this.signal): Promise<FetchResponse> {
+  /**
+   * One request to `url` in the host's turn (after its politeness wait).
+   * `signal` stops a wait early; `headers` are sent after the standard ones
+   * (a refresh's conditional request).
+   */
+  async fetch(url: HttpUrl, signal: AbortSignal | undefined = this.signal, headers?: RequestHeaders): Promise<FetchResponse> {
     this.checkRefusal(url);
     let release = await this.politeness.turn(url.origin, signal);
     // A stop signal ends the wait early; the request must then not be sent.
@@ -52,6 +59,7 @@ export class PoliteFetcher {
       let response: FetchResponse;
       try {
         response = await this.client.fetch(url, {
+          headers,
           onRequestWritten: () => {
             startedAt = performance.now();
             release();
@@ -142,8 +150,8 @@ export class PoliteFetcher {
   }
 
   /** `fetch`, with a failure as a value. */
-  outcome(url: HttpUrl, signal: AbortSignal | undefined = this.signal): Promise<FetchOutcome> {
-    return this.fetch(url, signal).then(
+  outcome(url: HttpUrl, signal: AbortSignal | undefined = this.signal, headers?: RequestHeaders): Promise<FetchOutcome> {
+    return this.fetch(url, signal, headers).then(
       (response) => ({ response }),
       (error: unknown) => ({ error: error as CrawlerError }),
     );

@@ -27,6 +27,7 @@ import { PagePath, type PagePolicy } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { RobotsGate } from './robots-gate.js';
 import { StoreRobots, type StoredRobotsPolicy } from './store-robots.js';
+import type { SitemapLinks, SitemapSettings } from './sitemap-links.js';
 
 export interface WorkerOptions {
   store: ClaimStore;
@@ -55,6 +56,10 @@ export interface WorkerOptions {
   outputRoom?: () => Promise<void> | undefined;
   /** Awaited before a kept page's claim is completed, with its URL: what must be in place first (its archive records). */
   beforeComplete?: (url: HttpUrl) => Promise<void>;
+  /** Read the sitemaps of the seed's host once its page is saved (crawler --sitemaps): the worker that completes it does. */
+  sitemaps?: SitemapSettings | undefined;
+  /** The most redirect hops a sitemap request follows. */
+  maxRedirects?: number;
 }
 
 export interface WorkerSummary {
@@ -73,6 +78,7 @@ export class Worker {
   private readonly path: PagePath;
   private readonly timing: ClaimTiming;
   private readonly robots: StoreRobots;
+  private readonly sitemaps: SitemapLinks | undefined;
   private saved = 0;
 
   constructor(options: WorkerOptions) {
@@ -108,6 +114,7 @@ export class Worker {
       onEvent: options.onEvent,
       signal: this.signal,
     });
+    this.sitemaps = options.sitemaps === undefined ? undefined : this.path.sitemapLinks(options.sitemaps, options.maxRedirects ?? 5);
   }
 
   async run(): Promise<WorkerSummary> {
@@ -206,6 +213,10 @@ export class Worker {
       this.saved++;
     }
     path.told(done, { documentId: result.documentId, added: result.added });
+    // The seed's page is in: its host's sitemaps give links at depth 1 (after the seed's own), through the store.
+    if (this.sitemaps !== undefined && page !== undefined && done.url !== undefined && claim.depth === 0 && claim.depth < this.o.config.maxDepth) {
+      await this.sitemaps.queueLinks(done.url.origin, 1, (links) => store.add(links));
+    }
     return page === undefined ? undefined : claim;
   }
 }

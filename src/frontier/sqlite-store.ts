@@ -14,24 +14,35 @@
  * of it answers lookups while it holds every key (small crawls), and is
  * dropped past `cacheLimit` keys, after which lookups go to the index.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase } from './sqlite-open.js';
-import { existsSync, lstatSync } from 'node:fs';
 import { removeFileSync } from '../sink/atomic-file.js';
-import { join } from 'node:path';
 import { CrawlerError, writeError } from '../errors.js';
-import { STATE_FILE, stateFileParts, type EarlierCrawlRecord } from '../sink/state-file.js';
+import { STATE_FILE, stateFileParts } from '../sink/state-file.js';
+import { PAGES_DDL, PagesTable, type RefreshCounts } from './pages-table.js';
+import { forgetEarlierFiles, OWNED_THROUGH, readEarlierCrawl } from './state-ownership.js';
 import type { FrontierEntry, FrontierStore, PageCompletion } from './store.js';
 
 export { STATE_FILE };
-// 2: urls.attempts (retries survive a resume).
-const SCHEMA_VERSION = '2';
+// Read by a new crawl before it replaces the state (the page directory's ownership check).
+export { forgetEarlierFiles, readEarlierCrawl };
+/**
+ * The state's version, in its meta table: a state of another version is
+ * not resumed. 2: urls.attempts (retries survive a resume). 3: the pages
+ * table (each saved page's validators and archive capture, which a later
+ * refresh reads: earlier-crawl.ts).
+ */
+export const SCHEMA_VERSION = '3';
 const PREFETCH = 64;
 
 /** What identifies a crawl: resuming requires the same. */
 export interface CrawlIdentity {
   seed: string;
   maxDepth: number;
+  /** A refresh (crawler --since): the earlier crawl's directory, by its real path. */
+  since?: string | undefined;
 }
 
 export interface SqliteFrontierOptions extends CrawlIdentity {
@@ -55,10 +66,20 @@ export interface SqliteFrontierOptions extends CrawlIdentity {
    * knows them as ours.
    */
   ownedThrough?: number;
+  /** The crawl archive's file (--warc), by its absolute path: a later refresh packages its records (meta `archive`). */
+  archive?: string | undefined;
+  /**
+   * A refresh: the archive files (by absolute path) of the crawls before it
+   * whose records its unchanged pages' captures name, which a refresh of
+   * this crawl packages too (meta `earlierArchives`, JSON).
+   */
+  earlierArchives?: readonly string[] | undefined;
 }
 
-/** The meta key of SqliteFrontierOptions.ownedThrough (absent in a state written before it: 0). */
-const OWNED_THROUGH = 'ownedThrough';
+/** The meta keys of CrawlIdentity.since, SqliteFrontierOptions.archive and .earlierArchives. */
+const META_SINCE = 'since';
+export const META_ARCHIVE = 'archive';
+export const META_EARLIER_ARCHIVES = 'earlierArchives';
 
 const STATE_PENDING = 0;
 const STATE_DONE = 1;
@@ -75,6 +96,8 @@ interface Row {
 export class SqliteFrontier implements FrontierStore {
   private readonly db: Database.Database;
   private readonly stmt: Record<'insert' | 'seen' | 'done' | 'batch' | 'setMeta' | 'retry', Database.Statement>;
+  /** Each saved page's record, for a later refresh. */
+  private readonly pages: PagesTable;
   /** Transaction control, prepared once: exec() would parse the SQL again on each of the two to four calls per page. */
   private readonly tx: Record<'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
   private inTransaction = false;
@@ -129,7 +152,8 @@ export class SqliteFrontier implements FrontierStore {
           depth INTEGER NOT NULL,
           state INTEGER NOT NULL,
           attempts INTEGER NOT NULL DEFAULT 0
-        );`);
+        );
+        ${PAGES_DDL}`);
     } catch (err) {
       throw new CrawlerError('ERR_STATE', `cannot open crawl state ${path}: ${(err as Error).message}`, { cause: err });
     }
@@ -143,6 +167,15 @@ export class SqliteFrontier implements FrontierStore {
       if (seed !== options.seed || depth !== String(options.maxDepth)) {
         throw new CrawlerError('ERR_STATE', `${dir} holds a crawl of ${seed} to depth ${depth}, not of ${options.seed} to depth ${options.maxDepth}; run without --resume to replace it`);
       }
+      const since = meta(META_SINCE);
+      if ((since ?? '') !== (options.since ?? '')) {
+        throw new CrawlerError(
+          'ERR_STATE',
+          since === undefined || since === ''
+            ? `${dir} holds a crawl that refreshed no earlier one; run without --since to resume it`
+            : `${dir} holds a refresh of the crawl in ${since}; resume it with --since ${since}`,
+        );
+      }
     } else {
       const put = this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
       this.db.transaction(() => {
@@ -151,6 +184,9 @@ export class SqliteFrontier implements FrontierStore {
         put.run('maxDepth', String(options.maxDepth));
         put.run('lastId', '0');
         put.run(OWNED_THROUGH, String(options.ownedThrough ?? 0));
+        if (options.since !== undefined) put.run(META_SINCE, options.since);
+        if (options.archive !== undefined) put.run(META_ARCHIVE, options.archive);
+        if (options.earlierArchives !== undefined && options.earlierArchives.length > 0) put.run(META_EARLIER_ARCHIVES, JSON.stringify(options.earlierArchives));
       })();
     }
     this.stmt = {
@@ -162,6 +198,7 @@ export class SqliteFrontier implements FrontierStore {
       retry: this.db.prepare(`UPDATE urls SET id = (SELECT max(id) + 1 FROM urls), state = ${STATE_PENDING}, attempts = attempts + 1 WHERE key = ?`),
       setMeta: this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
+    this.pages = new PagesTable(this.db);
     this.tx = {
       begin: this.db.prepare('BEGIN'),
       commit: this.db.prepare('COMMIT'),
@@ -282,7 +319,10 @@ export class SqliteFrontier implements FrontierStore {
         added = c.links.map((link) => this.addUnguarded(link));
         this.stmt.done.run(entry.key);
         // Written with the group commit, not per page: only a completed page's ID counts.
-        if (c.documentId !== undefined) this.lastId = c.documentId;
+        if (c.documentId !== undefined) {
+          this.lastId = c.documentId;
+          if (c.saved !== undefined) this.pages.save(c.documentId, c.saved);
+        }
       }
       this.tx.release.run();
       this.inPage = false;
@@ -290,6 +330,16 @@ export class SqliteFrontier implements FrontierStore {
       if (this.commitDue && (this.commitGate?.() ?? true)) this.flushUnguarded();
       return added;
     });
+  }
+
+  /** A refresh's counts, over all its runs (PagesTable.refreshCounts). */
+  refreshCounts(): RefreshCounts {
+    return this.guard(() => this.pages.refreshCounts());
+  }
+
+  /** True when this crawl saved a page under `key`. */
+  savedKey(key: string): boolean {
+    return this.guard(() => this.pages.has(key));
   }
 
   release(entry: FrontierEntry): void {
@@ -352,68 +402,5 @@ export class SqliteFrontier implements FrontierStore {
       this.inPage = false;
       this.db.close();
     }
-  }
-}
-
-/**
- * Reads what the crawl state in `dir` records of the page files its crawl
- * wrote, before a new crawl replaces it: its last document ID, the IDs of
- * earlier crawls' files it still owned, and the URLs it knew. Undefined when
- * there is no state file, or one that cannot be read as ours (a link, a
- * damaged file). The caller closes the record; closing folds SQLite's
- * write-ahead log into the file, so that the file alone is the state.
- */
-export function readEarlierCrawl(dir: string): EarlierCrawlRecord | undefined {
-  const path = join(dir, STATE_FILE);
-  try {
-    if (!lstatSync(path).isFile()) return undefined;
-  } catch {
-    return undefined;
-  }
-  let db: Database.Database;
-  try {
-    db = openDatabase(path, { fileMustExist: true });
-  } catch {
-    return undefined;
-  }
-  try {
-    const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
-    const num = (key: string): number => {
-      const n = Number(meta.get(key) ?? '0');
-      return Number.isSafeInteger(n) && n > 0 ? n : 0;
-    };
-    const lastId = num('lastId');
-    const ownedThrough = num(OWNED_THROUGH);
-    const known = db.prepare('SELECT 1 FROM urls WHERE key = ?').pluck();
-    // The seed is in the meta table from the start, in the urls table only from the first commit.
-    const seed = meta.get('seed');
-    return {
-      lastId,
-      ownedThrough,
-      knows: (key) => {
-        try {
-          return key === seed || known.get(key) !== undefined;
-        } catch {
-          return false;
-        }
-      },
-      close: () => db.close(),
-    };
-  } catch {
-    db.close();
-    return undefined;
-  }
-}
-
-/** Notes in the state in `dir` that the page files of earlier crawls are gone (removed at the end of the crawl). */
-export function forgetEarlierFiles(dir: string): void {
-  let db: Database.Database | undefined;
-  try {
-    db = openDatabase(join(dir, STATE_FILE), { fileMustExist: true });
-    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(OWNED_THROUGH, '0');
-  } catch (err) {
-    throw writeError('ERR_STATE', `the crawl state ${join(dir, STATE_FILE)}`, err);
-  } finally {
-    db?.close();
   }
 }

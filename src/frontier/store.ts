@@ -26,12 +26,42 @@ export interface FrontierEntry {
   attempts?: number;
 }
 
+/** A page's record in a crawl archive (WARC): what a later revisit of the page refers to. */
+export interface PageCapture {
+  /** The response record's WARC-Target-URI. */
+  uri: string;
+  /** Its WARC-Date. */
+  date: string;
+  /** Its WARC-Record-ID. */
+  id: string;
+  /** Its WARC-Payload-Digest: of the payload, the body with any transfer coding removed. */
+  digest: string;
+}
+
+/** What a crawl state keeps of a saved page, for a later crawl that refreshes it (crawler --since). */
+export interface SavedPage {
+  /** The identity key of the URL the page was saved under (after redirects). */
+  key: string;
+  /** Its response's ETag, as sent (undefined: none). */
+  etag: string | undefined;
+  /** Its response's Last-Modified, as sent (undefined: none). */
+  lastModified: string | undefined;
+  /** Its capture in the crawl archive, when the crawl wrote one. */
+  capture: PageCapture | undefined;
+  /** In a refresh: its document ID in the earlier crawl, when that saved it. */
+  earlierId?: number | undefined;
+  /** In a refresh: the earlier copy's body size, when the server said the page was unchanged (304): bytes it did not send again. */
+  sparedBytes?: number | undefined;
+}
+
 /** How the processing of a taken entry ended (ClaimStore's Completion, for one process). */
 export interface PageCompletion {
   /** Links to queue, in document order (in scope, below the depth limit); duplicates are the store's to say. */
   links: readonly FrontierEntry[];
   /** The document ID the page was saved under, if it was. */
   documentId?: number | undefined;
+  /** With `documentId`: what a store that keeps pages for a later refresh records of it (others ignore it). */
+  saved?: SavedPage | undefined;
   /**
    * Queue the entry again, at the end of the queue (later in the crawl, at
    * its depth), with one more attempt counted: its try failed in a way

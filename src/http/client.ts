@@ -84,6 +84,8 @@ export interface FetchResponse extends ParsedResponse {
 
 export interface FetchOptions {
   head?: boolean;
+  /** Header fields sent after the standard ones (a refresh's If-None-Match, If-Modified-Since); checked by buildRequest. */
+  headers?: ReadonlyArray<readonly [string, string]> | undefined;
   /** Called when the request bytes are written (politeness measures request starts). */
   onRequestWritten?: () => void;
   /**
@@ -119,7 +121,7 @@ export class HttpClient {
 
   /** Performs one GET (or HEAD). Rejects with CrawlerError when no complete response arrived. */
   async fetch(url: HttpUrl, options: FetchOptions = {}): Promise<FetchResponse> {
-    const request = buildRequest({ method: options.head ? 'HEAD' : 'GET', url, userAgent: this.options.userAgent, keepAlive: this.options.keepAlive });
+    const request = buildRequest({ method: options.head ? 'HEAD' : 'GET', url, userAgent: this.options.userAgent, keepAlive: this.options.keepAlive, ...(options.headers === undefined ? {} : { headers: options.headers }) });
     const pooled = this.pool.take(url.origin);
     if (pooled !== undefined) {
       try {

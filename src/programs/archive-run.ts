@@ -14,6 +14,7 @@ import { softwareName } from '../archive/software.js';
 import { CrawlerError } from '../errors.js';
 import type { CrawlArchive, ArchiveSummary } from '../archive/crawl-archive.js';
 import { workerName } from '../archive/warc-names.js';
+import type { EarlierPage, EarlierPages } from '../engine/earlier-pages.js';
 import type { CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../program-io.js';
 
@@ -35,6 +36,14 @@ export interface ArchiveRun {
   resume: boolean;
   /** A worker of a shared crawl: its own files (the worker's tag in their names), its events interleaved. */
   shared: boolean;
+  /** Keep each page's capture for a crawl state (CrawlArchive's `captures`): a private crawler run, whose state a refresh reads. */
+  captures?: boolean;
+  /**
+   * A refresh (crawler --since): its earlier crawl, whose pages a 304 revisits,
+   * and that crawl's archive files, which the package holds too so that the
+   * revisits replay (none when it kept no archive).
+   */
+  earlier?: { pages: EarlierPages & { bodySync(page: EarlierPage): Buffer }; archiveFiles: readonly string[] } | undefined;
 }
 
 /** A worker's tag in its files' names: unique among the workers of one machine and of several. */
@@ -52,6 +61,8 @@ export interface ArchiveOutputs {
 export interface RunArchive {
   archive: CrawlArchive;
   outputs: ArchiveOutputs;
+  /** A refresh's earlier archive files, which the package holds besides this run's. */
+  earlierFiles: readonly string[];
 }
 
 /**
@@ -84,9 +95,11 @@ export async function startArchive(settings: ArchiveSettings | undefined, run: A
     robots: run.robots,
     userAgent: run.userAgent,
     commandLine: settings.commandLine,
+    captures: run.captures === true,
+    earlier: run.earlier?.pages,
   });
   listeners.push(archive.consume);
-  return { archive, outputs };
+  return { archive, outputs, earlierFiles: run.earlier?.archiveFiles ?? [] };
 }
 
 /**
@@ -108,10 +121,40 @@ export async function finishArchive(run: RunArchive | undefined, io: CliIo, prog
   io.stderr(`${program}: index of ${lines} capture${lines === 1 ? '' : 's'} in ${run.outputs.cdxj}\n`);
   if (run.outputs.wacz !== undefined) {
     const pages = summary.pages.map((p) => (p.title === undefined ? { url: p.url, ts: p.ts } : { url: p.url, ts: p.ts, title: p.title }));
-    await writeWacz({ out: run.outputs.wacz, warcPaths: files, cdxjPath: run.outputs.cdxj, pages, software: softwareName().replace('/', ' '), replace: true });
-    io.stderr(`${program}: package in ${run.outputs.wacz} (open it in ReplayWeb.page)\n`);
+    const software = softwareName().replace('/', ' ');
+    const earlier = run.earlierFiles;
+    if (earlier.length === 0) await writeWacz({ out: run.outputs.wacz, warcPaths: files, cdxjPath: run.outputs.cdxj, pages, software, replace: true });
+    else await writeRefreshWacz(run, earlier, summary, pages, software);
+    const also = earlier.length === 0 ? '' : `, with the earlier crawl's archive (${earlier.length} file${earlier.length === 1 ? '' : 's'}), whose records the unchanged pages refer to`;
+    io.stderr(`${program}: package in ${run.outputs.wacz}${also} (open it in ReplayWeb.page)\n`);
   }
   return summary;
+}
+
+/**
+ * A refresh's package: the earlier crawl's archive files and this run's,
+ * under one index of both (beside this run's archive, its own index covers
+ * its own files only), so that each server-not-modified revisit finds the
+ * record it refers to in the package and replays as the earlier page.
+ */
+async function writeRefreshWacz(run: RunArchive, earlier: readonly string[], summary: ArchiveSummary, pages: Array<{ url: string; ts: string; title?: string }>, software: string): Promise<void> {
+  const [{ indexEntries }, { cdxjText, sortedCdxj }, { writeWacz }, { discardStagedSync, stageFileSync }, { basename, dirname }] = await Promise.all([
+    import('../archive/cdxj.js'),
+    import('../archive/cdxj-line.js'),
+    import('../archive/wacz.js'),
+    import('../sink/atomic-file.js'),
+    import('node:path'),
+  ]);
+  const out = run.outputs.wacz as string;
+  const files = summary.warcPaths;
+  // This run's entries as written (a resumed archive's are read back); the earlier files' are read.
+  const entries = [...(await indexEntries(earlier)), ...(summary.index ?? (await indexEntries(files)))];
+  const index = stageFileSync(dirname(out), `${basename(out)}.cdxj`, [sortedCdxj(entries.map(cdxjText))]);
+  try {
+    await writeWacz({ out, warcPaths: [...earlier, ...files], cdxjPath: index, pages, software, replace: true });
+  } finally {
+    discardStagedSync(index);
+  }
 }
 
 /**

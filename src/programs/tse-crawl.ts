@@ -4,6 +4,7 @@
  * After a stop (signal, failure) the same command with `--resume` finishes
  * the same crawl.
  */
+import { resolve as resolvePath } from 'node:path';
 import { CrawlerError, describeError, isCrawlerError } from '../errors.js';
 import { FileBodySpill } from '../engine/body-spill.js';
 import { Crawl } from '../engine/crawl.js';
@@ -19,6 +20,8 @@ import { JournaledFrontier } from '../report/journaled-frontier.js';
 import { stopWords } from '../report/report-recorder.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-parts.js';
+import { refreshLine, refreshSummary, type RefreshSummary } from './tse-refresh.js';
+import type { HttpUrl } from '../url/http-url.js';
 
 /**
  * `--write-thread auto`: the page files get a thread of their own once
@@ -79,11 +82,16 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   let recorded = 0;
   // Imported here, not at the top: --help and a usage error never load better-sqlite3.
   const { SqliteFrontier, forgetEarlierFiles } = await import('../frontier/sqlite-store.js');
+  const earlier = p.earlier;
   const frontier = new SqliteFrontier(pageDir, {
     seed: seed.key,
     maxDepth: settings.maxDepth,
+    since: earlier?.dir,
     resume: settings.resume,
     ownedThrough: start.ownedThrough,
+    archive: settings.archive === undefined ? undefined : resolvePath(settings.archive.path),
+    // Its unchanged pages name the earlier crawls' records: a refresh of this crawl packages their archives too.
+    earlierArchives: earlier?.archivePaths,
     // Asked only as pages complete, once `pages` (whose first ID comes from the frontier) is made.
     commitGate: (): boolean => pages.isWritten(frontier.lastDocumentId) && (archive?.isWritten(recorded) ?? true),
   });
@@ -133,12 +141,17 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
       await durable();
       if (documentId === 1) start.keep(); // page 1 is this crawl's: the earlier crawl's state is of no use any more
     },
+    // A refresh: requests carry the earlier crawl's validators, and a 304 keeps its earlier copy.
+    earlier,
+    // Each page's capture is kept in the state, for a later refresh's revisit records.
+    ...(archive === undefined ? {} : { captureOf: (url: HttpUrl) => archive.captureOf(url.key) }),
     signal: io.signal,
     concurrency: settings.concurrency,
     connectionsPerHost: settings.connectionsPerHost,
     // The crawler never stops at a page, so the next one may be asked for while this one is saved.
     fetchNext: true,
     outputRoom: io.stdoutRoom,
+    sitemaps: settings.sitemaps === true ? { maxUrlLength: settings.maxUrlLength } : undefined,
     onEvent,
   });
   let summary;
@@ -159,6 +172,15 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     kept = false;
     failure ??= err; // the first failure is the one to report (a full disk fails both)
   }
+  let refreshed: RefreshSummary | undefined;
+  try {
+    // Known only once the refresh has been through the whole site: until then, pages not saved yet would count as gone.
+    if (kept && failure === undefined && earlier !== undefined && summary !== undefined && seedPanic.panic === undefined && summary.stoppedBy !== 'signal') {
+      refreshed = refreshSummary(frontier, earlier);
+    }
+  } catch (err) {
+    failure ??= err;
+  }
   try {
     // A page file the thread could not write, or records the archive could not: the pages of the last
     // group are not all kept, so the group is not committed (a resumed crawl redoes them, as after a crash).
@@ -171,6 +193,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     // Written whatever the end: a stop by signal, a PANIC, a failed write.
     const why = failure !== undefined ? `stopped by an error: ${describeError(failure)}` : seedPanic.panic !== undefined ? seedPanic.panic.message : stopWords(summary?.stoppedBy ?? 'done');
     try {
+      if (refreshed !== undefined) report.refreshed(refreshed);
       io.stderr(`crawler: report written to ${report.finish(why)}\n`);
     } catch (err) {
       failure ??= err;
@@ -188,5 +211,6 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   if (frontier.ownedThrough > saved) forgetEarlierFiles(pageDir);
   if (removed > 0) io.stderr(`crawler: removed ${removed} page files of an earlier crawl from ${pageDir}\n`);
   io.stderr(`crawler: saved ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
+  if (refreshed !== undefined) io.stderr(refreshLine(settings.since as string, refreshed));
   return 0;
 }

@@ -9,7 +9,7 @@ import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../program-io.js';
 import type { CrawlLog } from '../output/cs50-log.js';
 import { encodeTarget } from '../url/request-target.js';
-import { LINK_WORDS, redirectRefusal, type SeedPanic } from './tse.js';
+import { LINK_WORDS, redirectRefusal, UNCHANGED_WORD, type SeedPanic } from './tse.js';
 
 export interface TseLogOptions {
   io: CliIo;
@@ -31,6 +31,8 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         break;
       case 'saved':
         log.event(e.depth, 'Fetched', e.url.key);
+        // A refresh's extra line: every saved page keeps its Fetched line, so a reader of CS50 logs reads on.
+        if (e.refresh?.state === 'unchanged') log.event(e.depth, UNCHANGED_WORD, e.url.key);
         break;
       case 'scanning':
         log.event(e.depth, 'Scanning', e.url.key);
@@ -59,6 +61,10 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         // The seed (or a redirect target at depth 0): a PANIC that says why robots.txt disallows it (its rules, or its failure).
         if (e.depth === 0 && nothingSaved()) seedPanic.disallowed(e.url);
         else log.event(e.depth, 'Failed', e.url, '(disallowed by robots.txt)');
+        break;
+      case 'sitemap':
+        for (const note of e.notes) io.stderr(`crawler: ${note}\n`);
+        if (e.url !== undefined && e.outcome !== 'not-requested') io.stderr(`crawler: sitemap ${e.url.key}: ${e.found} URL${e.found === 1 ? '' : 's'} listed, ${e.queued} queued\n`);
         break;
       case 'lost':
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);

@@ -9,6 +9,7 @@ import type { PagePolicy } from '../engine/page-path.js';
 import type { PoliteFetcher } from '../engine/polite-fetch.js';
 import type { HtmlLinkExtractor } from '../extract/html.js';
 import type { Politeness } from '../frontier/politeness.js';
+import type { RefreshSource } from '../frontier/refresh-source.js';
 import type { HttpClient } from '../http/client.js';
 import type { CrawlLog } from '../output/cs50-log.js';
 import type { Progress } from '../output/progress.js';
@@ -37,4 +38,6 @@ export interface TseParts {
   report: ReportRecorder | undefined;
   /** The crawl archive (--warc), whose records of a page are written before the page is durably done. */
   archive: CrawlArchive | undefined;
+  /** A refresh (--since): the earlier crawl, read only. */
+  earlier: RefreshSource | undefined;
 }

@@ -16,7 +16,9 @@ import { Politeness } from '../frontier/politeness.js';
 import { HttpClient } from '../http/client.js';
 import { CrawlLog } from '../output/cs50-log.js';
 import { Progress } from '../output/progress.js';
-import { reportRecorder, stopWords } from '../report/report-recorder.js';
+import { reportRecorder, stopWords, type ReportRecorder } from '../report/report-recorder.js';
+import type { RefreshSource } from '../frontier/refresh-source.js';
+import { openRefresh } from './tse-refresh.js';
 import { EXIT_INTERRUPTED, type CliIo } from '../program-io.js';
 import type { ReportSettings } from '../report/run-info.js';
 import { checkPageDirectory } from '../sink/tse-pagedir.js';
@@ -58,9 +60,30 @@ async function sharedCrawlId(spec: string): Promise<string> {
 }
 
 async function runLocked(settings: TseSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
-  const report = reportRecorder(reportSettings, { program: 'crawler', delayMs: settings.delayMs, pageDir: settings.pageDir });
+  const report = reportRecorder(reportSettings, { program: 'crawler', delayMs: settings.delayMs, pageDir: settings.pageDir, ...(settings.since === undefined ? {} : { since: settings.since }) });
+  const earlier = settings.since === undefined ? undefined : await openRefresh(settings, io);
+  try {
+    return await runWith(settings, io, report, earlier);
+  } finally {
+    earlier?.close();
+  }
+}
+
+async function runWith(settings: TseSettings, io: CliIo, report: ReportRecorder | undefined, earlier: RefreshSource | undefined): Promise<number> {
   const listeners: CrawlEventSink[] = report === undefined ? [] : [report.consume];
-  const archive = await startArchive(settings.archive, { robots: settings.ignoreRobots ? 'ignore' : 'obey', userAgent: settings.userAgent, resume: settings.resume, shared: settings.shared !== undefined }, listeners);
+  const archive = await startArchive(
+    settings.archive,
+    {
+      robots: settings.ignoreRobots ? 'ignore' : 'obey',
+      userAgent: settings.userAgent,
+      resume: settings.resume,
+      shared: settings.shared !== undefined,
+      // A private crawl's state keeps each page's capture, for a later refresh's revisits.
+      captures: settings.shared === undefined,
+      earlier: earlier === undefined ? undefined : { pages: earlier, archiveFiles: settings.archive?.wacz === undefined ? [] : earlier.archiveFiles() },
+    },
+    listeners,
+  );
   const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
   const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
@@ -83,6 +106,7 @@ async function runLocked(settings: TseSettings, io: CliIo, reportSettings?: Repo
     listeners,
     report,
     archive: archive?.archive,
+    earlier,
   };
   return withArchive(archive, io, 'crawler', () => (settings.shared === undefined ? runTseCrawl(parts) : reportedWorker(parts, settings.shared)), () => client.close());
 }

@@ -105,6 +105,8 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
     onEvent,
     signal: io.signal,
     outputRoom: io.stdoutRoom,
+    sitemaps: settings.sitemaps === true ? { maxUrlLength: settings.maxUrlLength } : undefined,
+    maxRedirects: settings.maxRedirects,
     // The page's records are in the archive before the store hears it is done.
     ...(archive === undefined ? {} : { beforeComplete: (url: HttpUrl) => archive.written(url.key) }),
   });

@@ -56,8 +56,12 @@ export interface TseSettings {
   shared: { spec: string; leaseMs: number; strictBfs: boolean; /** --frontier-wait: how long the database may be unreachable, ms. */ waitMs: number } | undefined;
   /** The crawl archive (`--warc`), if asked for. */
   archive?: ArchiveSettings | undefined;
+  /** A refresh (`--since OLD_DIR`): the page directory of the earlier crawl, as given. */
+  since?: string | undefined;
   /** When a private crawl's page files get a thread of their own (--write-thread; default auto). */
   writeThread?: WriteThread;
+  /** --sitemaps: the seed host's sitemaps add links at depth 1. */
+  sitemaps?: boolean;
 }
 
 /** --write-thread: on a slow disk (auto), from the 51st page (on), or never (off). */
@@ -69,8 +73,16 @@ export function tseInScope(scope: Scope): (url: HttpUrl) => boolean {
   return (url) => scope(url) && !hasNonHtmlExtension(url.path);
 }
 
+/**
+ * A 304 that no conditional request asked for (heritrix3 issue #229): the
+ * server says "your copy is current" of a copy the crawl does not have, so
+ * there is no page to save.
+ */
+export const UNASKED_304 = '(HTTP 304 Not Modified to a request without If-None-Match or If-Modified-Since: no earlier copy to keep)';
+
 /** Why a final response is not saved, as the log prints it; undefined to save it (a 200 with an HTML or no Content-Type). */
 export function tseRejectReason(response: FetchResponse): string | undefined {
+  if (response.status === 304) return UNASKED_304;
   if (response.status !== 200) return `(HTTP ${response.status})`;
   const type = headerValue(response.headers, 'content-type');
   return isHtmlContentType(type) ? undefined : `(not HTML: ${type})`;
@@ -101,14 +113,18 @@ export function tseFinalReason(response: FetchResponse, maxRetryAfterMs: number)
  * The crawler's page policy, for the private crawl and a shared worker
  * alike: links in scope and not well-known non-HTML files are followed; a
  * final answer is saved when it is a 200 with an HTML (or no) Content-Type,
- * else it fails with its reason; push-backs are tried again (--retries).
+ * or, in a refresh, a 304 to the conditional request for a page the earlier
+ * crawl saved (the page is unchanged: it was saved then, and its earlier
+ * copy is saved now); any other answer fails with its reason; push-backs
+ * are tried again (--retries).
  */
 export function tsePolicy(settings: Pick<TseSettings, 'scope' | 'maxRetryAfterMs' | 'retries'>, resolve: (href: string, base: HttpUrl) => HttpUrl): PagePolicy {
   const { maxRetryAfterMs } = settings;
   return {
     resolveLink: resolve,
     inScope: tseInScope(settings.scope),
-    verdict: ({ response }) => {
+    verdict: ({ response, unchanged }) => {
+      if (unchanged !== undefined) return { keep: true, scan: true };
       const reason = tseFinalReason(response, maxRetryAfterMs);
       return reason === undefined ? { keep: true, scan: true } : { keep: false, reason };
     },
@@ -121,6 +137,13 @@ export function tsePolicy(settings: Pick<TseSettings, 'scope' | 'maxRetryAfterMs
 export function failureReason(error: CrawlerError): string {
   return `(${error.message})`;
 }
+
+/**
+ * The log's word for a page a refresh found unchanged (a 304 to its
+ * conditional request): a line of its own right after the page's `Fetched`
+ * line, which every saved page keeps (nine letters: the CS50 column).
+ */
+export const UNCHANGED_WORD = 'Unchanged';
 
 /** The CS50 log's word for what became of a link. */
 export const LINK_WORDS: Readonly<Record<LinkAction, string>> = {

@@ -11,6 +11,7 @@ import { renderSummary } from './render-summary.js';
 import { renderTimeline } from './render-timeline.js';
 import { renderDepths, renderRobots, renderSlowest, renderStatuses } from './render-sections.js';
 import { renderChain, renderTree } from './render-tree.js';
+import { renderRefresh } from './render-refresh.js';
 
 export interface RenderOptions {
   /** The report's own path (links to saved pages are relative to it). */
@@ -57,6 +58,7 @@ ${GENERATOR_META}
 <title>${esc(title)}</title><style>${CSS}</style></head>
 <body>${DEFS}<header><h1>${esc(title)}</h1><p>Did it crawl what was expected? Was it polite? What failed, and why?</p></header><main>
 ${renderSummary(model, o.now)}
+${renderRefresh(model, o.file)}
 ${renderChain(model)}
 ${renderTimeline(model, o.now)}
 ${renderDepths(model)}

@@ -8,7 +8,7 @@
  * that queues a million URLs does not hold a million pages here.
  */
 import { bareReason } from '../output/cs50-log.js';
-import { originOf, type ReportRecord, type RunInfo, type SkipReason } from './report-records.js';
+import { originOf, type RefreshState, type ReportRecord, type RunInfo, type SkipReason } from './report-records.js';
 
 /** Links kept per page to place the pages they lead to in the tree; the rest are counted. */
 export const MAX_CHILDREN = 200;
@@ -49,6 +49,10 @@ export interface PageNode {
   parent: string | undefined;
   /** crawler: its document ID once saved. */
   id: number | undefined;
+  /** crawler --since: what the saved page was to the earlier crawl. */
+  refresh?: RefreshState | undefined;
+  /** crawler --since: for an unchanged page, the bytes the server did not send again. */
+  spared?: number | undefined;
   /** Its last answer's status (0: none came). */
   status: number | undefined;
   error: string | undefined;
@@ -71,6 +75,8 @@ export class ReportModel {
   /** Requests that got no answer, by error. */
   readonly errors = new Map<string, number>();
   match: { url: string; depth: number; line: string } | undefined;
+  /** crawler --since, once the refresh ran to its end: the earlier crawl's pages not saved, and the first of them. */
+  gone: { count: number; listed: string[] } | undefined;
   /** Links followed whose pages are not requested yet: the page each was found on. */
   private readonly parentOf = new Map<string, string>();
   /** Links kept per page (up to MAX_CHILDREN). */
@@ -142,8 +148,13 @@ export class ReportModel {
         const p = this.page(r[1], r[2]);
         p.id = r[3];
         p.failed = undefined;
+        p.refresh = r[4];
+        p.spared = r[5];
         break;
       }
+      case 'gone':
+        this.gone = { count: r[1], listed: r[2] };
+        break;
       case 'failed':
         this.page(r[1], r[2]).failed = r[3];
         break;

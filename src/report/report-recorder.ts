@@ -85,9 +85,11 @@ export class ReportRecorder {
         this.visiting = e.url.key;
         this.record(['resp', e.url.key, e.depth, e.status, ...(e.error === undefined ? [] : [e.error.message])] as ReportRecord);
         break;
-      case 'saved':
-        this.record(['saved', e.url.key, e.depth, e.id]);
+      case 'saved': {
+        const r = e.refresh;
+        this.record(r === undefined ? ['saved', e.url.key, e.depth, e.id] : r.state === 'unchanged' ? ['saved', e.url.key, e.depth, e.id, r.state, r.sparedBytes] : ['saved', e.url.key, e.depth, e.id, r.state]);
         break;
+      }
       case 'scanning':
         this.scanning = e.url.key;
         break;
@@ -140,6 +142,11 @@ export class ReportRecorder {
       }
     }
     this.flush();
+  }
+
+  /** A refresh ran to its end: the pages of the earlier crawl it did not save (their count, and the first of them). */
+  refreshed(gone: { gone: number; goneListed: readonly string[] }): void {
+    this.record(['gone', gone.gone, [...gone.goneListed]]);
   }
 
   /** Writes buffered records to the journal. */

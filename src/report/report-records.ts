@@ -21,7 +21,12 @@ export interface RunInfo {
   pageDir?: string | undefined;
   /** KeywordHunter: the keyword searched. */
   keyword?: string | undefined;
+  /** crawler --since: the earlier crawl's directory, as given (the run is a refresh of it). */
+  since?: string | undefined;
 }
+
+/** What a page saved by a refresh was to the earlier crawl (see the engine's Refreshed). */
+export type RefreshState = 'new' | 'changed' | 'unchanged';
 
 /** Why a link was not followed (the link classifier's actions, and a link that is no crawlable URL). */
 export type SkipReason = 'duplicate' | 'external' | 'robots' | 'invalid' | 'redirect';
@@ -34,7 +39,10 @@ export type ReportRecord =
   | ['x', string, string, number, number, number, number, string?]
   /** A page's answer: URL, depth, status (0: none), error message. */
   | ['resp', string, number, number, string?]
-  | ['saved', string, number, number]
+  /** A page saved: URL, depth, ID; in a refresh, what it was to the earlier crawl and (unchanged) the bytes not sent again. */
+  | ['saved', string, number, number, RefreshState?, number?]
+  /** A refresh that ran to its end: how many pages of the earlier crawl it did not save, and the first of them. */
+  | ['gone', number, string[]]
   | ['failed', string, number, string]
   /** A followed link: URL, its depth, the page it was found on (or the URL that redirected to it). */
   | ['follow', string, number, string]

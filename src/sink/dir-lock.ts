@@ -301,6 +301,29 @@ function liveConflict(dir: string, mine: string, me: LockHolder, takenOver: Lock
   return undefined;
 }
 
+/**
+ * A live holder of a lock on `dir`, found without taking a lock or touching
+ * anything (a dead holder's file is left for the directory's next crawl):
+ * for a run that only reads the directory (crawler --since), which must not
+ * read a crawl while it is being written. Undefined when there is none.
+ */
+export function liveHolderOf(dir: string): LockHolder | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  const boot = bootId();
+  for (const entry of names) {
+    const m = entry.endsWith('.new') ? null : LOCK_NAME_RE.exec(entry);
+    if (m === null) continue;
+    const holder = readHolder(join(dir, entry), Number(m[1]), m[2] as string);
+    if (holder !== undefined && holderAlive(holder, boot)) return holder;
+  }
+  return undefined;
+}
+
 /** The one-line refusal: the cause, the holder's PID, and what to do. */
 function refusal(dir: string, holder: LockHolder, options: DirLockOptions): CrawlerError {
   const worker = holder.shared === undefined ? '' : `, a worker of ${options.shared === undefined ? 'a' : 'another'} shared crawl`;

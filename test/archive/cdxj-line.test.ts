@@ -51,6 +51,17 @@ test('a revisit is `warc/revisit`, with the status of its own head', () => {
   assert.deepEqual([e?.json.mime, e?.json.status, e?.json.digest], ['warc/revisit', '200', 'sha1:ABC']);
 });
 
+test('a server-not-modified revisit (a 304 to a conditional request) has no status: its payload is the earlier capture\'s, under either profile URI', () => {
+  const head = 'HTTP/1.1 304 Not Modified\r\nETag: "x"\r\n\r\n';
+  for (const profile of ['http://netpreserve.org/warc/1.1/revisit/server-not-modified', 'http://netpreserve.org/warc/1.0/revisit/server-not-modified', 'http://netpreserve.org/warc/1.0/server-not-modified']) {
+    const e = cdxjEntry(record('revisit', [URI, DATE, ['WARC-Profile', profile], ['WARC-Payload-Digest', 'sha1:ABC']], head), 'a.warc');
+    assert.deepEqual(Object.keys(e?.json ?? {}), ['url', 'mime', 'digest', 'length', 'offset', 'filename'], profile);
+    assert.equal(e?.json.mime, 'warc/revisit');
+  }
+  const identical = cdxjEntry(record('revisit', [URI, DATE, ['WARC-Profile', 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest']], 'HTTP/1.1 200 OK\r\n\r\n'), 'a.warc');
+  assert.equal(identical?.json.status, '200');
+});
+
 test('a response whose block is not HTTP (dns:, a non-HTTP scheme) has no status and no type', () => {
   const e = cdxjEntry(record('response', [['WARC-Target-URI', 'dns:example.com'], DATE], '20261201102030\nexample.com. 300 IN A 93.184.216.34\n'), 'a.warc');
   assert.equal(e?.key, 'dns:example.com 20261201102030');

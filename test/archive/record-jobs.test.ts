@@ -32,6 +32,8 @@ function input(request: Buffer, response: Buffer, payload: Buffer | undefined): 
     truncated: 'length',
     failure: undefined,
     durationMs: 1.5,
+    // A refresh's 304: what it revisits crosses to the thread with the rest.
+    notModified: { refersTo: { uri: 'http://127.0.0.1:8080/a.html', date: '2026-12-01T13:00:00.123456Z', id: '<urn:uuid:0>' }, digest: 'sha1:AAAA' },
   };
 }
 

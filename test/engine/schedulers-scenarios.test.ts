@@ -45,6 +45,8 @@ interface Scenario {
   otherRoutes?: Record<string, Route>;
   /** Tries after the first for a page pushed back on (default 0). */
   retries?: number;
+  /** Read the seed host's sitemaps (--sitemaps). */
+  sitemaps?: boolean;
   /** The events each run must tell (with the site's origins as H, O and R). */
   expect: string[];
 }
@@ -75,6 +77,8 @@ function line(e: CrawlEvent): string | undefined {
       return `robots ${e.origin} ${e.source} group=${e.group} rules=${e.rules}`;
     case 'match':
       return `match ${e.url.key}`;
+    case 'sitemap':
+      return `sitemap ${e.url?.key ?? '-'} ${e.outcome} found=${e.found} queued=${e.queued}`;
     default:
       return undefined; // exchange, host, robots-txt: not the visit's
   }
@@ -115,7 +119,7 @@ function parts(retries: number, scopeOrigins: string[]) {
   return { client, politeness, fetcher, policy, robotsFetch };
 }
 
-async function privateRun(seed: HttpUrl, retries: number, scope: string[]): Promise<Run> {
+async function privateRun(seed: HttpUrl, retries: number, scope: string[], sitemaps: boolean): Promise<Run> {
   const p = parts(retries, scope);
   const out: Run = { events: [], saved: [] };
   const robots = new RobotsPolicy({ userAgent: AGENT, onFailure: CRAWLER_FAILURE_POLICY, fetch: p.robotsFetch });
@@ -134,6 +138,7 @@ async function privateRun(seed: HttpUrl, retries: number, scope: string[]): Prom
       policy: p.policy,
       sink: recordingSink(out.saved),
       onEvent: recordInto(out),
+      sitemaps: sitemaps ? { maxUrlLength: 2048 } : undefined,
     }).run();
   } finally {
     p.client.close();
@@ -141,7 +146,7 @@ async function privateRun(seed: HttpUrl, retries: number, scope: string[]): Prom
   return out;
 }
 
-async function sharedRun(seed: HttpUrl, retries: number, scope: string[]): Promise<Run> {
+async function sharedRun(seed: HttpUrl, retries: number, scope: string[], sitemaps: boolean): Promise<Run> {
   const p = parts(retries, scope);
   const out: Run = { events: [], saved: [] };
   const robotsOptions = { userAgent: AGENT, onFailure: CRAWLER_FAILURE_POLICY, maxBytes: DEFAULT_MAX_ROBOTS_BYTES, maxCrawlDelay: DEFAULT_MAX_CRAWL_DELAY };
@@ -164,6 +169,7 @@ async function sharedRun(seed: HttpUrl, retries: number, scope: string[]): Promi
         stored: (status, body) => ({ status, body: status >= 200 && status < 300 ? body.toString('utf8') : '' }),
       },
       onEvent: recordInto(out),
+      sitemaps: sitemaps ? { maxUrlLength: 2048 } : undefined,
     }).run();
   } finally {
     p.client.close();
@@ -284,6 +290,36 @@ const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'sitemaps (--sitemaps): read once the seed\'s page is in, their URLs queued after its links, robots.txt applied',
+    sitemaps: true,
+    routes: () => ({
+      '/robots.txt': robotsTxt('User-agent: *\nDisallow: /private\nSitemap: /sm.xml\n'),
+      '/': html(page('home', ['/a.html'])),
+      '/sm.xml': {
+        handle: (req, res) => {
+          const o = `http://${req.headers.host as string}`;
+          res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${o}/a.html</loc></url><url><loc>${o}/b.html</loc></url><url><loc>${o}/private/x.html</loc></url><url><loc>http://elsewhere.example/o.html</loc></url></urlset>`);
+        },
+      },
+      '/a.html': html(page('a')),
+      '/b.html': html(page('b')),
+    }),
+    expect: [
+      'robots H file group=* rules=1',
+      'response 0 H/ 200',
+      'saved 0 H/ #1',
+      'scanning 0 H/',
+      'link 0 H/a.html follow',
+      'sitemap H/sm.xml read found=4 queued=1',
+      'response 1 H/a.html 200',
+      'saved 1 H/a.html #2',
+      'scanning 1 H/a.html',
+      'response 1 H/b.html 200',
+      'saved 1 H/b.html #3',
+      'scanning 1 H/b.html',
+    ],
+  },
+  {
     name: 'a seed robots.txt disallows: told once, nothing requested but robots.txt',
     routes: () => ({
       '/robots.txt': robotsTxt('User-agent: *\nDisallow: /\n'),
@@ -313,7 +349,7 @@ for (const scenario of SCENARIOS) {
       const s = await sites(scenario);
       t.after(() => Promise.all([s.main.close(), s.other.close(), s.raw.close()]));
       const seed = parseHttpUrl(`${s.main.origin}/`);
-      const r = await run(seed, scenario.retries ?? 0, [s.main.origin, s.other.origin, `http://127.0.0.1:${s.raw.port}`]);
+      const r = await run(seed, scenario.retries ?? 0, [s.main.origin, s.other.origin, `http://127.0.0.1:${s.raw.port}`], scenario.sitemaps === true);
       runs[name] = { events: r.events.map(s.names), saved: r.saved.map(s.names) };
     }
     assert.deepEqual(runs['private']?.events, scenario.expect, 'the private crawl');

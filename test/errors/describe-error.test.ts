@@ -42,7 +42,7 @@ test('writeError names the cause first (a full disk, a read-only file system, SQ
   assert.equal(writeError('ERR_STATE', 'the crawl state /d/s.db', Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })).message, 'the disk is full: cannot write the crawl state /d/s.db (SQLITE_FULL)');
   assert.equal(writeError('ERR_WRITE', '/d/4', sys('EROFS', 'read-only file system')).message, 'the file system is read-only: cannot write /d/4 (EROFS)');
   assert.equal(writeError('ERR_STATE', 's', Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' })).message, 'the disk reported an input/output error: cannot write s (SQLITE_IOERR_WRITE)');
-  const other = writeError('ERR_WRITE', '/d/4', sys('EXDEV', 'cross-device link not permitted'));
-  assert.equal(other.message, 'cannot write /d/4: EXDEV: cross-device link not permitted');
+  const other = writeError('ERR_WRITE', '/d/4', sys('EXDEV', "cross-device link not permitted, rename '/d/.tmp-1' -> '/e/4'"));
+  assert.equal(other.message, 'cannot write /d/4: EXDEV: cross-device link not permitted', 'the call and the paths node appends are left out');
   assert.equal(other.code, 'ERR_WRITE');
 });

@@ -9,7 +9,9 @@
  */
 import { Crawl, type CrawlSummary } from '../../src/engine/crawl.js';
 import type { AnsweredPage, PagePolicy } from '../../src/engine/page-path.js';
-import { NO_PAGE_SINK } from '../../src/sink/page-sink.js';
+import { NO_PAGE_SINK, type PageSink } from '../../src/sink/page-sink.js';
+import type { EarlierPages } from '../../src/engine/earlier-pages.js';
+import type { FrontierStore } from '../../src/frontier/store.js';
 import type { CrawlEvent } from '../../src/engine/events.js';
 import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../../src/extract/html.js';
@@ -36,10 +38,20 @@ export interface CrawlSetup {
   /** Where pages answered ahead wait (CrawlOptions.spill), and the memory before it is used. */
   spill?: import('../../src/engine/body-spill.js').BodySpill;
   aheadMemory?: number;
+  /** Read each seed host's sitemaps (CrawlOptions.sitemaps). */
+  sitemaps?: boolean;
   /** The output's room (CrawlOptions.outputRoom). */
   outputRoom?: () => Promise<void> | undefined;
   /** Told each page as it reaches the policy, with the politeness (whose `sent` are the requests written so far). */
   onPage?: (page: AnsweredPage, politeness: RecordingPoliteness) => void;
+  /** A refresh's earlier crawl (CrawlOptions.earlier). */
+  earlier?: EarlierPages;
+  /** Default: a memory frontier. */
+  frontier?: FrontierStore;
+  /** Default: a sink that keeps nothing. */
+  sink?: PageSink;
+  /** Told every event, `saved` included. */
+  onEvent?: (e: CrawlEvent) => void;
 }
 
 /** Politeness that also keeps the time of every request start it stamps (when the request was written). */
@@ -76,6 +88,8 @@ export function show(e: CrawlEvent): string {
       return `link ${e.depth} ${e.url?.key ?? `raw:${e.raw}`} ${e.action}${err}`;
     case 'robots':
       return `robots ${e.origin}/robots.txt ${e.source} group=${e.group} rules=${e.rules} delay=${e.crawlDelay ?? '-'}`;
+    case 'sitemap':
+      return `sitemap ${e.url?.key ?? '-'} ${e.outcome} found=${e.found} queued=${e.queued}${e.notes.map((n) => ` | ${n}`).join('')}`;
     default:
       return `${e.type} ${JSON.stringify(e)}`;
   }
@@ -106,11 +120,13 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
         out.pages.push(`${p.entry.url} => ${p.url.key}`);
         o.onPage?.(p, politeness);
       }
-      return p.response.status === 200 ? { keep: true, scan: true } : { keep: false };
+      // A 304 the page path found to be a refresh's unchanged page is kept, as the crawler keeps it.
+      return p.response.status === 200 || p.unchanged !== undefined ? { keep: true, scan: true } : { keep: false };
     },
     failureReason: (error) => error.message,
   };
   const onEvent = (e: CrawlEvent): void => {
+    o.onEvent?.(e);
     if (e.type === 'response') visiting = e.url.key;
     if (e.type === 'saved') return;
     if (e.type === 'failed') out.failures.push({ entry: visiting, url: e.url, code: e.error?.code ?? '' });
@@ -128,15 +144,17 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
       fetcher,
       politeness,
       loadRobots: robots === undefined ? undefined : (origin) => robots.rulesFor(origin),
-      frontier: new MemoryFrontier(),
+      frontier: o.frontier ?? new MemoryFrontier(),
       policy,
-      sink: NO_PAGE_SINK,
+      sink: o.sink ?? NO_PAGE_SINK,
+      ...(o.earlier === undefined ? {} : { earlier: o.earlier }),
       onEvent,
       concurrency: o.concurrency ?? 1,
       ...(o.scanAhead === undefined ? {} : { scanAhead: o.scanAhead }),
       ...(o.fetchNext === undefined ? {} : { fetchNext: o.fetchNext }),
       ...(o.signal === undefined ? {} : { signal: o.signal }),
       ...(o.outputRoom === undefined ? {} : { outputRoom: o.outputRoom }),
+      ...(o.sitemaps === true ? { sitemaps: { maxUrlLength: 2048 } } : {}),
       ...(o.spill === undefined ? {} : { spill: o.spill }),
       ...(o.aheadMemory === undefined ? {} : { aheadMemory: o.aheadMemory }),
     });

@@ -199,7 +199,11 @@ export async function checkArchive(paths: readonly string[]): Promise<CheckedRec
       assert.equal(request?.headers.get('warc-target-uri'), uri);
       assert.equal(request?.headers.get('warc-ip-address'), h.get('warc-ip-address'));
     }
-    if (r.type === 'revisit') {
+    // A refresh of a crawl that kept no archive has no record to refer to: only the URL (WARC 1.1 §6.7.3 makes the rest optional).
+    if (r.type === 'revisit' && h.get('warc-refers-to') === undefined) {
+      assert.equal(h.get('warc-profile'), 'http://netpreserve.org/warc/1.1/revisit/server-not-modified', `only a server-not-modified revisit refers to no record (${uri})`);
+      assert.equal(h.get('warc-refers-to-target-uri'), uri);
+    } else if (r.type === 'revisit') {
       const original = byId.get(h.get('warc-refers-to') ?? '');
       assert.equal(original?.type, 'response', 'a revisit refers to a response');
       assert.equal(original?.headers.get('warc-payload-digest'), h.get('warc-payload-digest'));

@@ -175,3 +175,20 @@ test('a lost lease and a robots.txt meaning "disallow all" are notes on stderr; 
     'crawler: http://site.example/robots.txt could not be fetched, which means disallow all (RFC 9309)\n',
   ]);
 });
+
+test('a refresh: an unchanged page keeps its Fetched line and gets an Unchanged line after it; changed and new pages only Fetched', () => {
+  const l = tseLog();
+  const lines = l.feed(
+    { type: 'saved', url: url('/a.html'), depth: 1, id: 2, refresh: { state: 'unchanged', earlierId: 7, sparedBytes: 100 } },
+    { type: 'scanning', url: url('/a.html'), depth: 1 },
+    { type: 'saved', url: url('/b.html'), depth: 2, id: 3, refresh: { state: 'changed', earlierId: 8 } },
+    { type: 'saved', url: url('/c.html'), depth: 2, id: 4, refresh: { state: 'new' } },
+  );
+  assert.deepEqual(lines, [
+    cs50Line(1, 'Fetched', 'http://site.example/a.html'),
+    cs50Line(1, 'Unchanged', 'http://site.example/a.html'),
+    cs50Line(1, 'Scanning', 'http://site.example/a.html'),
+    cs50Line(2, 'Fetched', 'http://site.example/b.html'),
+    cs50Line(2, 'Fetched', 'http://site.example/c.html'),
+  ]);
+});

@@ -27,6 +27,8 @@ export interface ReplayCheckOptions {
   beforeReplay?: () => Promise<void> | void;
   /** How long one replayed page may take to appear (default 60 s). */
   timeoutMs?: number;
+  /** The capture to replay for each URL, by its 14-digit timestamp (default: the one ReplayWeb.page picks); the frame must show that one. */
+  timestamps?: ReadonlyMap<string, string>;
 }
 
 const LOOPBACK = /^(https?|wss?):\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?\//;
@@ -38,7 +40,7 @@ async function viewOf(frame: Frame | Page): Promise<PageView> {
 }
 
 /** The frame in which ReplayWeb.page shows `url` (`.../w/COLL/[:WACZ-HASH/]TSmp_/URL`), once it has loaded. */
-async function replayFrame(page: Page, url: string, timeoutMs: number): Promise<Frame> {
+async function replayFrame(page: Page, url: string, timeoutMs: number, ts?: string): Promise<Frame> {
   const deadline = Date.now() + timeoutMs;
   // The app's first load may race its own service worker's install and then show nothing (seen once in a
   // full test run, never alone): load the embed again now and then, as a user would press reload.
@@ -48,7 +50,7 @@ async function replayFrame(page: Page, url: string, timeoutMs: number): Promise<
       reloadAt = Date.now() + 40_000;
       await page.reload();
     }
-    const frame = page.frames().find((f) => /\/w\/[^?#]+\/\d*mp_\//.test(f.url()) && f.url().endsWith(`mp_/${url}`));
+    const frame = page.frames().find((f) => /\/w\/[^?#]+\/\d*mp_\//.test(f.url()) && f.url().endsWith(`${ts ?? ''}mp_/${url}`));
     if (frame !== undefined) {
       await frame.waitForLoadState('load');
       return frame;
@@ -87,8 +89,9 @@ export async function assertReplayEqualsLive(waczPath: string, liveUrls: readonl
       }
       await options.beforeReplay?.();
       for (const url of liveUrls) {
-        await page.goto(replay.embedUrl(url));
-        const replayed = await viewOf(await replayFrame(page, url, timeoutMs));
+        const ts = options.timestamps?.get(url);
+        await page.goto(replay.embedUrl(url, ts));
+        const replayed = await viewOf(await replayFrame(page, url, timeoutMs, ts));
         assert.deepEqual(replayed, live.get(url), `replay of ${url} differs from the live page`);
       }
       assert.deepEqual(offLoopback, [], 'requests that left loopback');

@@ -29,20 +29,20 @@ export const replaySkipReason: string | undefined =
 
 export interface ReplayServer {
   origin: string;
-  /** The embed page that opens `url` of the served WACZ. */
-  embedUrl(url: string): string;
+  /** The embed page that opens `url` of the served WACZ (its capture at `ts`, 14 digits, when given). */
+  embedUrl(url: string, ts?: string): string;
   close(): Promise<void>;
 }
 
 const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-function embedPage(url: string): string {
+function embedPage(url: string, ts: string | undefined): string {
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>replay</title>
 <script src="/rwp/ui.js"></script>
 <style>html, body { margin: 0; width: 100%; height: 100%; } replay-web-page { display: block; width: 100%; height: 100%; }</style>
 </head><body>
-<replay-web-page source="/archive.wacz" url="${escapeAttr(url)}" replayBase="/rwp/" embed="replayonly"></replay-web-page>
+<replay-web-page source="/archive.wacz" url="${escapeAttr(url)}"${ts === undefined ? '' : ` ts="${escapeAttr(ts)}"`} replayBase="/rwp/" embed="replayonly"></replay-web-page>
 </body></html>
 `;
 }
@@ -80,9 +80,9 @@ export async function startReplayServer(waczPath: string): Promise<ReplayServer>
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === '/embed.html') {
-      const url = new URL(req.url ?? '/', 'http://x').searchParams.get('url') ?? '';
+      const params = new URL(req.url ?? '/', 'http://x').searchParams;
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(embedPage(url));
+      res.end(embedPage(params.get('url') ?? '', params.get('ts') ?? undefined));
     } else if (path === '/rwp/ui.js' || path === '/rwp/sw.js') {
       sendFile(req, res, join(app, path.slice('/rwp/'.length)), 'application/javascript');
     } else if (path === '/archive.wacz') {
@@ -96,7 +96,7 @@ export async function startReplayServer(waczPath: string): Promise<ReplayServer>
   const origin = `http://127.0.0.1:${listening.port}`;
   return {
     origin,
-    embedUrl: (url) => `${origin}/embed.html?url=${encodeURIComponent(url)}`,
+    embedUrl: (url, ts) => `${origin}/embed.html?url=${encodeURIComponent(url)}${ts === undefined ? '' : `&ts=${ts}`}`,
     close: listening.close,
   };
 }

@@ -159,7 +159,7 @@ describe('TsePageDirectory: the page files thread', () => {
     } catch (err) {
       refused = err;
     }
-    const named = new RegExp(`^cannot write .*/${bad}: EISDIR$`);
+    const named = new RegExp(`^cannot write .*/${bad}: EISDIR: illegal operation on a directory$`);
     assert.ok(refused !== undefined, 'a save after the failure rejects');
     assert.equal((refused as { code?: string }).code, 'ERR_WRITE');
     assert.match((refused as Error).message, named);

@@ -1,0 +1,72 @@
+/**
+ * A refresh's view of an earlier crawl (crawler --since): which validators
+ * a URL's request carries, and the earlier copy of a page the server says
+ * has not changed. The page path asks it for every page request (and the
+ * private crawl's window, which fetches ahead, for the same answer), so a
+ * URL's request carries the same header fields whichever of them sends it.
+ * A crawl without one sends no conditional request.
+ */
+import type { FetchResponse } from '../http/client.js';
+import { headerValue } from '../http/response-parser.js';
+import type { SavedPage } from '../frontier/store.js';
+import type { HttpUrl } from '../url/http-url.js';
+import type { Refreshed } from './events.js';
+import type { RequestHeaders } from './polite-fetch.js';
+
+/** A page the earlier crawl saved: its record, and the document ID its copy is under. */
+export interface EarlierPage extends SavedPage {
+  id: number;
+}
+
+export interface EarlierPages {
+  /** The earlier crawl's record of the page saved under `key` (a URL's identity key), or undefined when it saved none. */
+  page(key: string): EarlierPage | undefined;
+  /**
+   * The earlier copy's body, exactly as it was saved. Rejects with a
+   * CrawlerError (ERR_EARLIER_CRAWL) when the copy cannot be read or is
+   * not that page's.
+   */
+  body(page: EarlierPage): Promise<Buffer>;
+}
+
+/**
+ * The conditional header fields for a page the earlier crawl saved
+ * (RFC 9110 §13.1): If-None-Match from its ETag, If-Modified-Since from its
+ * Last-Modified. Undefined when there is no such page or it had neither, so
+ * that the request is a plain one.
+ */
+export function conditionalHeaders(page: EarlierPage | undefined): RequestHeaders | undefined {
+  if (page === undefined || (page.etag === undefined && page.lastModified === undefined)) return undefined;
+  const out: Array<[string, string]> = [];
+  if (page.etag !== undefined) out.push(['If-None-Match', page.etag]);
+  if (page.lastModified !== undefined) out.push(['If-Modified-Since', page.lastModified]);
+  return out;
+}
+
+/** A response's validators (ETag, Last-Modified), as sent. */
+export function validatorsOf(response: FetchResponse): Pick<SavedPage, 'etag' | 'lastModified'> {
+  return { etag: headerValue(response.headers, 'etag'), lastModified: headerValue(response.headers, 'last-modified') };
+}
+
+/** What a saved page was to the earlier crawl: `earlier` its page there (if any), `unchanged` when the answer was a 304 to it. */
+export function refreshed(earlier: EarlierPage | undefined, unchanged: EarlierPage | undefined, body: Buffer): Refreshed {
+  if (earlier === undefined) return { state: 'new' };
+  return unchanged === undefined ? { state: 'changed', earlierId: earlier.id } : { state: 'unchanged', earlierId: earlier.id, sparedBytes: body.length };
+}
+
+/**
+ * What the crawl state keeps of a saved page for a later refresh: the
+ * answer's validators; for an unchanged page each the 304 sent (RFC 9110
+ * §15.4.5: those a 200 would have carried), else the earlier one, and the
+ * earlier capture, which holds the payload. In a refresh, also what the page
+ * was to the earlier crawl (`refresh`).
+ */
+export function savedPage(url: HttpUrl, response: FetchResponse, unchanged: EarlierPage | undefined, refresh: Refreshed | undefined): SavedPage {
+  const { etag, lastModified } = validatorsOf(response);
+  const was =
+    refresh === undefined || refresh.state === 'new'
+      ? {}
+      : { earlierId: refresh.earlierId, ...(refresh.state === 'unchanged' ? { sparedBytes: refresh.sparedBytes } : {}) };
+  if (unchanged === undefined) return { key: url.key, etag, lastModified, capture: undefined, ...was };
+  return { key: url.key, etag: etag ?? unchanged.etag, lastModified: lastModified ?? unchanged.lastModified, capture: unchanged.capture, ...was };
+}
