@@ -2,7 +2,7 @@
  * `npm run build`'s second step: one file per program, bundled by esbuild
  * from tsc's output (dist/src) into dist/bin/NAME.bundle.cjs, so that a run
  * loads one file instead of ~57 ES modules (resolving, linking and compiling
- * each cost more than the code itself in a short run; bench/README.md has
+ * each cost more than the code itself in a short run; docs/performance.md has
  * the figures). CommonJS, because node then loads it without starting its
  * ES module loader, and an external package is required where it is used:
  * pg, behind the PostgreSQL store's dynamic import, is still loaded only by

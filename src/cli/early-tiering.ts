@@ -10,7 +10,7 @@ import { setFlagsFromString } from 'node:v8';
  * optimising it): a quarter of V8 11.3's default (67,584), set once the
  * bundle has loaded, so that a crawl's hot path is optimised after fewer
  * pages. Measured on a 2,000-page crawl: 1.12x pages/s (paired, 12 rounds);
- * on 10,000 pages and on start-up, no change (bench/README.md, Start-up).
+ * on 10,000 pages and on start-up, no change (docs/performance.md, Start-up).
  * Set only on the V8 it was measured on, whose default is known, and not
  * when node's command line gives a budget. Any flag
  * changes V8's flag hash, which a code cache must match to be accepted:

@@ -3,7 +3,7 @@
  * Without `nativeBinding`, better-sqlite3 finds its `.node` file through the
  * `bindings` package, which tries a dozen paths and reads the call stack:
  * 7 to 13 ms of a run's start on the test machine, against 1 to 3 ms here
- * (bench/README.md, Start-up).
+ * (docs/performance.md, Start-up).
  *
  * The programs' bundles also hold better-sqlite3's JavaScript (so it comes
  * with their code cache instead of a dozen files read and compiled, some 10

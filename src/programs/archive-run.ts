@@ -6,7 +6,7 @@
  *
  * The archive's modules (and with them zlib, crypto, worker_threads and
  * yazl) are imported only by a run that archives: a run without --warc
- * starts without them (bench/README.md, Start-up).
+ * starts without them (docs/performance.md, Start-up).
  */
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';

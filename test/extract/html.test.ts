@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Parser } from 'htmlparser2';
 import { HtmlLinkExtractor } from '../../src/extract/html.js';
 import { generateCorpus, generatePage, syntheticLinks } from '../../bench/synthetic-page.js';
-import { conformancePath, loadConformance, missingReason } from '../helpers/conformance.js';
+import { conformancePath, loadConformance } from '../helpers/conformance.js';
 
 const extractor = new HtmlLinkExtractor();
 const hrefs = (html: string | Buffer): string[] => extractor.extract(typeof html === 'string' ? Buffer.from(html, 'utf8') : html).hrefs;
@@ -303,36 +303,14 @@ test('differential: the oracle is sensitive (it sees links the extractor must sk
   assert.equal(generatePage(5, syntheticLinks(5, 20)), html, 'the generator is deterministic');
 });
 
-test('throughput guard: well above 100 MB/s of CPU time on the synthetic corpus (the bench shows the real figure)', () => {
-  // The requirement is 200 MB/s (bench/extract-bench.ts measures it); this
-  // loose floor, best of three, only catches gross regressions. It is per
-  // second of this process's CPU time, not of the wall clock: on a loaded
-  // machine the wall clock also counts the time other processes had the
-  // core (59 MB/s was seen so, with a busy loop on one of two cores).
-  const pages = generateCorpus(60, 99).map((p) => Buffer.from(p.html, 'utf8'));
-  const bytes = pages.reduce((a, p) => a + p.length, 0);
-  const cpuMs = (): number => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
-  let best = 0;
-  for (let round = 0; round < 3; round++) {
-    const t = cpuMs();
-    for (let k = 0; k < 5; k++) for (const p of pages) extractor.extract(p);
-    best = Math.max(best, (5 * bytes) / 1e3 / (cpuMs() - t));
-  }
-  assert.ok(best > 100, `${best.toFixed(0)} MB/s`);
-});
-
 interface LettersExpected {
   seed: string;
   by_maxDepth: Record<string, { page_count: number; files_bfs_order: Array<{ url: string; depth: number }> }>;
 }
 
-test('conformance: crawling the CS50 letters pages through the extractor reaches the expected pages at each depth', (t) => {
+test('conformance: crawling the CS50 letters pages through the extractor reaches the expected pages at each depth', () => {
   const site = conformancePath('cs50-letters/site');
   const expected = loadConformance<LettersExpected>('cs50-letters/expected.json');
-  if (site === undefined || expected === undefined) return t.skip(missingReason('cs50-letters'));
   const prefix = 'http://cs50tse.cs.dartmouth.edu/tse/letters/';
   const files = new Set(readdirSync(join(site, 'tse', 'letters')));
   const depth = new Map<string, number>([[expected.seed, 0]]);

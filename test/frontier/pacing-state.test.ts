@@ -1,3 +1,10 @@
+/**
+ * The hosts' pacing a private crawl keeps across a restart
+ * (src/frontier/pacing-state.ts; spec decision "When the server pushes
+ * back"): a pause, a back-off streak and a refusal written to the page
+ * directory and given back on --resume, forgotten by a new crawl; a damaged
+ * file is one clear error.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

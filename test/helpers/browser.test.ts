@@ -1,3 +1,4 @@
+/** The test browser itself (browser.ts): headless chromium renders a page and reports its console errors and requests. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { browserSkipReason, withBrowser } from './browser.js';

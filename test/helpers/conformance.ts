@@ -1,7 +1,10 @@
 /**
- * Locates the conformance data in `../shared/conformance/` (beside the project
- * root). A clone outside this workplace has no such folder: callers then skip
- * with the reason this module gives, so `npm test` still passes there.
+ * The conformance data: test vectors from outside the project (google/robotstxt,
+ * http-parser and llhttp, RFC 3986 §5.4, the CS50 letters site), kept in
+ * `test/fixtures/conformance/` with their sources named in its README, so every
+ * clone runs every conformance test. POLITE_CRAWLER_CONFORMANCE=DIR reads
+ * another copy instead. A file that is missing fails the test that wanted it,
+ * naming the path: it is never skipped.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -10,23 +13,17 @@ import { fileURLToPath } from 'node:url';
 /** The project root (this file is compiled to dist/test/helpers/). */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-/** The conformance folder, overridable with POLITE_CRAWLER_CONFORMANCE. */
-export const CONFORMANCE_DIR =
-  process.env['POLITE_CRAWLER_CONFORMANCE'] ?? resolve(PROJECT_ROOT, '..', 'shared', 'conformance');
+/** The conformance folder: the project's copy, or POLITE_CRAWLER_CONFORMANCE. */
+export const CONFORMANCE_DIR = process.env['POLITE_CRAWLER_CONFORMANCE'] ?? join(PROJECT_ROOT, 'test', 'fixtures', 'conformance');
 
-/** Absolute path of a conformance file or folder, or undefined when absent. */
-export function conformancePath(name: string): string | undefined {
+/** Absolute path of a conformance file or folder; throws, naming it, when it is absent. */
+export function conformancePath(name: string): string {
   const p = join(CONFORMANCE_DIR, name);
-  return existsSync(p) ? p : undefined;
+  if (!existsSync(p)) throw new Error(`conformance data ${p} is missing (test/fixtures/conformance/README.md lists what belongs there)`);
+  return p;
 }
 
-/** The parsed JSON of a conformance file, or undefined when it is absent. */
-export function loadConformance<T>(name: string): T | undefined {
-  const p = conformancePath(name);
-  return p === undefined ? undefined : (JSON.parse(readFileSync(p, 'utf8')) as T);
-}
-
-/** The skip reason to print when a conformance file is absent. */
-export function missingReason(name: string): string {
-  return `conformance data ${join(CONFORMANCE_DIR, name)} is absent (clone outside the workplace)`;
+/** The parsed JSON of a conformance file; throws, naming it, when it is absent. */
+export function loadConformance<T>(name: string): T {
+  return JSON.parse(readFileSync(conformancePath(name), 'utf8')) as T;
 }

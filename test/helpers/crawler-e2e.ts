@@ -1,5 +1,5 @@
 /**
- * Helpers for the end-to-end tests of ./crawler (test/cli/crawler-*.test.ts):
+ * Helpers for the end-to-end tests of ./crawler (test/e2e-crawler/):
  * a run, and the check of a user error. Page files are read with
  * page-files.ts, the log with cs50-log.ts, temporary directories come from
  * temp-dirs.ts.

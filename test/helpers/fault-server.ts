@@ -1,6 +1,7 @@
 /**
  * A fault-injecting HTTP server on raw node:net, for the hostile-network
- * tests (test/cli/hostile-*.test.ts, bad-input-*.test.ts).
+ * tests (hostile-crawler, hostile-keyword-hunter and bad-input-requests,
+ * under test/e2e-*).
  *
  * Ordinary pages (`server.page(target, html)`) are answered with a proper
  * Content-Length on a kept-alive connection. A target under `/f/NAME`

@@ -1,6 +1,6 @@
 /**
  * Helpers for the end-to-end tests of ./KeywordHunter
- * (test/cli/keyword-hunter-*.test.ts): the four protocol lines written out
+ * (test/e2e-keyword-hunter/): the four protocol lines written out
  * independently of src/cli/keyword-hunter.ts (so the tests never reuse the
  * formatter they check) and their parsers, whole-stdout assertions, and a
  * live run whose stdout is read line by line while the program is still

@@ -1,6 +1,6 @@
 /**
  * The response parser against the nodejs/http-parser and nodejs/llhttp test
- * messages in ../shared/conformance/http-responses.json (see its README).
+ * messages in test/fixtures/conformance/http-responses.json (see its README).
  * Skipped, with the reason printed, where that folder is absent.
  *
  * How each case is played:
@@ -44,7 +44,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ResponseParser, type ParsedResponse, type ResponseHead, type ResponseParserOptions } from '../../src/http/response-parser.js';
 import { CrawlerError } from '../../src/errors.js';
-import { loadConformance, missingReason } from '../helpers/conformance.js';
+import { loadConformance } from '../helpers/conformance.js';
 
 const FILE = 'http-responses.json';
 
@@ -496,49 +496,43 @@ function assertRejected(text: string, options: ResponseParserOptions): void {
 
 const cases = loadConformance<Case[]>(FILE);
 
-if (cases === undefined) {
-  test(`conformance: ${FILE}`, (t) => {
-    t.skip(missingReason(FILE));
-  });
-} else {
-  const byName = new Map(cases.map((c) => [c.name, c]));
+const byName = new Map(cases.map((c) => [c.name, c]));
 
-  test('conformance: every listed case exists and is of the kind its list says', () => {
-    assert.ok(cases.length >= 160, `only ${cases.length} cases`);
-    for (const [name, a] of Object.entries(LENIENT)) {
-      assert.notEqual(byName.get(name)?.error ?? null, null, `LENIENT ${name}: not a rejected case`);
-      if (a.like !== undefined) assert.equal(byName.get(a.like)?.error, null, `LENIENT ${name}: like ${a.like} is not an accepted case`);
-      assert.ok(a.like !== undefined || a.expect?.ending !== undefined, `LENIENT ${name}: says nothing about what we do`);
-    }
-    for (const name of [...Object.keys(STRICTER), ...Object.keys(DEVIATIONS)]) assert.equal(byName.get(name)?.error, null, `${name}: not an accepted case`);
-    for (const name of Object.keys(RESPONSE_FRAMING)) assert.equal(byName.get(name)?.kind, 'request', `RESPONSE_FRAMING ${name}: not a request case`);
-    for (const name of SKIP_BODY) assert.ok(byName.has(name), `SKIP_BODY ${name}: no such case`);
-    for (const name of Object.keys(LENIENT_AGREED)) assert.match(byName.get(name)?.parser_mode ?? '', /lenient/, `LENIENT_AGREED ${name}: not a lenient-mode case`);
-    // Every case upstream accepts only in a lenient mode has a decision written down.
-    for (const c of cases) {
-      if (!c.parser_mode.includes('lenient') || c.error !== null) continue;
-      const lists = [LENIENT_AGREED, STRICTER, RESPONSE_FRAMING, DEVIATIONS].filter((l) => c.name in l).length;
-      assert.equal(lists, 1, `lenient-mode case ${c.name}: in ${lists} of LENIENT_AGREED, STRICTER, RESPONSE_FRAMING, DEVIATIONS`);
-    }
-  });
+test('conformance: every listed case exists and is of the kind its list says', () => {
+  assert.ok(cases.length >= 160, `only ${cases.length} cases`);
+  for (const [name, a] of Object.entries(LENIENT)) {
+    assert.notEqual(byName.get(name)?.error ?? null, null, `LENIENT ${name}: not a rejected case`);
+    if (a.like !== undefined) assert.equal(byName.get(a.like)?.error, null, `LENIENT ${name}: like ${a.like} is not an accepted case`);
+    assert.ok(a.like !== undefined || a.expect?.ending !== undefined, `LENIENT ${name}: says nothing about what we do`);
+  }
+  for (const name of [...Object.keys(STRICTER), ...Object.keys(DEVIATIONS)]) assert.equal(byName.get(name)?.error, null, `${name}: not an accepted case`);
+  for (const name of Object.keys(RESPONSE_FRAMING)) assert.equal(byName.get(name)?.kind, 'request', `RESPONSE_FRAMING ${name}: not a request case`);
+  for (const name of SKIP_BODY) assert.ok(byName.has(name), `SKIP_BODY ${name}: no such case`);
+  for (const name of Object.keys(LENIENT_AGREED)) assert.match(byName.get(name)?.parser_mode ?? '', /lenient/, `LENIENT_AGREED ${name}: not a lenient-mode case`);
+  // Every case upstream accepts only in a lenient mode has a decision written down.
+  for (const c of cases) {
+    if (!c.parser_mode.includes('lenient') || c.error !== null) continue;
+    const lists = [LENIENT_AGREED, STRICTER, RESPONSE_FRAMING, DEVIATIONS].filter((l) => c.name in l).length;
+    assert.equal(lists, 1, `lenient-mode case ${c.name}: in ${lists} of LENIENT_AGREED, STRICTER, RESPONSE_FRAMING, DEVIATIONS`);
+  }
+});
 
-  cases.forEach((c, i) => {
-    test(`conformance #${i} ${c.kind}: ${c.name}`, () => {
-      const text = wireText(c);
-      const options: ResponseParserOptions = { headRequest: SKIP_BODY.has(c.name) };
-      const lenient = LENIENT[c.name];
-      const deviation = DEVIATIONS[c.name];
-      if (c.name in STRICTER) {
-        assertRejected(text, options);
-      } else if (lenient !== undefined) {
-        const twin = lenient.like === undefined ? undefined : byName.get(lenient.like);
-        const base: Expected = twin === undefined ? { ending: 'bytes' } : expectedOf(twin, text);
-        check(c, text, { ...base, ...lenient.expect }, options);
-      } else if (c.error !== null && !(c.name in RESPONSE_FRAMING)) {
-        assertRejected(text, options);
-      } else {
-        check(c, text, { ...expectedOf(c, text), ...deviation?.expect }, options);
-      }
-    });
+cases.forEach((c, i) => {
+  test(`conformance #${i} ${c.kind}: ${c.name}`, () => {
+    const text = wireText(c);
+    const options: ResponseParserOptions = { headRequest: SKIP_BODY.has(c.name) };
+    const lenient = LENIENT[c.name];
+    const deviation = DEVIATIONS[c.name];
+    if (c.name in STRICTER) {
+      assertRejected(text, options);
+    } else if (lenient !== undefined) {
+      const twin = lenient.like === undefined ? undefined : byName.get(lenient.like);
+      const base: Expected = twin === undefined ? { ending: 'bytes' } : expectedOf(twin, text);
+      check(c, text, { ...base, ...lenient.expect }, options);
+    } else if (c.error !== null && !(c.name in RESPONSE_FRAMING)) {
+      assertRejected(text, options);
+    } else {
+      check(c, text, { ...expectedOf(c, text), ...deviation?.expect }, options);
+    }
   });
-}
+});

@@ -2,6 +2,7 @@
  * Synthetic crawl events for the report's tests: wire exchanges, responses,
  * saved pages and links as the engine would emit them, without a network.
  */
+import { join } from 'node:path';
 import type { CrawlEvent } from '../../src/engine/events.js';
 import type { WireExchange } from '../../src/http/wire-exchange.js';
 import { ReportRecorder } from '../../src/report/report-recorder.js';
@@ -77,4 +78,13 @@ export function bigCrawl(pages: number, hosts = 4): CrawlEvent[] {
     }
   }
   return events;
+}
+
+/** The report of a crawl of `pages` synthetic pages (bigCrawl), written to `dir/big.html`; returns the file's path. */
+export function writeBigReport(dir: string, pages: number): string {
+  const file = join(dir, 'big.html');
+  const r = recorder(file, run({ pageDir: join(dir, 'pages'), command: ['crawler', 'http://h0.test/dir/page-0.html?q=0', 'pages', '10'] }));
+  for (const e of bigCrawl(pages)) r.consume(e);
+  r.finish('the crawl finished');
+  return file;
 }

@@ -1,6 +1,6 @@
 /**
  * Every IsUserAgentAllowed expectation of google/robotstxt's robots_test.cc
- * (../shared/conformance/robots-google.json), played through
+ * (test/fixtures/conformance/robots-google.json), played through
  * RobotsRules.parse(robots, agent).isAllowed(pathOf(url)).
  *
  * Cases whose source is not `google-extension` must pass, except the ones in
@@ -14,7 +14,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConformance, missingReason } from '../helpers/conformance.js';
+import { loadConformance } from '../helpers/conformance.js';
 import { RobotsRules } from '../../src/robots/rules.js';
 
 interface RobotsCase {
@@ -65,56 +65,49 @@ function pathOf(url: string): string {
   return rest.startsWith('/') ? rest : '/' + rest;
 }
 
-const cases = loadConformance<RobotsCase[]>(FILE);
+const all = loadConformance<RobotsCase[]>(FILE);
+const byName = new Map(all.map((c) => [c.name, c]));
+const isExtension = (c: RobotsCase) => c.source.includes('google-extension');
 
-if (cases === undefined) {
-  console.log(`# google-conformance: skipped: ${missingReason(FILE)}`);
-  test('google/robotstxt conformance', { skip: missingReason(FILE) }, () => {});
-} else {
-  const all = cases;
-  const byName = new Map(all.map((c) => [c.name, c]));
-  const isExtension = (c: RobotsCase) => c.source.includes('google-extension');
+describe('google/robotstxt conformance', () => {
+  test('the data has the 145 cases the README describes', () => {
+    assert.equal(all.length, 145);
+    assert.equal(byName.size, all.length, 'case names are unique');
+  });
 
-  describe('google/robotstxt conformance', () => {
-    test('the data has the 145 cases the README describes', () => {
-      assert.equal(all.length, 145);
-      assert.equal(byName.size, all.length, 'case names are unique');
-    });
+  test('pathOf', () => {
+    assert.equal(pathOf('http://foo.bar/a/b?c=d#e'), '/a/b?c=d');
+    assert.equal(pathOf('http://foo.bar'), '/');
+    assert.equal(pathOf('http://foo.bar?x'), '/?x');
+    assert.equal(pathOf('http://foo.bar//folder/x.php'), '//folder/x.php');
+    assert.equal(pathOf('http://foo.bar/foo/bar?q=http://foo.bar?t'), '/foo/bar?q=http://foo.bar?t');
+  });
 
-    test('pathOf', () => {
-      assert.equal(pathOf('http://foo.bar/a/b?c=d#e'), '/a/b?c=d');
-      assert.equal(pathOf('http://foo.bar'), '/');
-      assert.equal(pathOf('http://foo.bar?x'), '/?x');
-      assert.equal(pathOf('http://foo.bar//folder/x.php'), '//folder/x.php');
-      assert.equal(pathOf('http://foo.bar/foo/bar?q=http://foo.bar?t'), '/foo/bar?q=http://foo.bar?t');
-    });
-
-    test('every listed case exists, has the expected source, and is not also in the other list', () => {
-      for (const [name] of EXTENSIONS_NOT_TAKEN) {
-        const c = byName.get(name);
-        assert.ok(c, `${name} is not in ${FILE}`);
-        assert.ok(isExtension(c), `${name} is not a google-extension case (${c.source})`);
-        assert.ok(!RFC_DISAGREEMENTS.has(name));
-      }
-      for (const [name] of RFC_DISAGREEMENTS) {
-        const c = byName.get(name);
-        assert.ok(c, `${name} is not in ${FILE}`);
-        assert.ok(!isExtension(c), `${name} is an extension case: list it in EXTENSIONS_NOT_TAKEN`);
-      }
-    });
-
-    for (const c of all) {
-      const why = EXTENSIONS_NOT_TAKEN.get(c.name) ?? RFC_DISAGREEMENTS.get(c.name);
-      const label = `${c.name} [${c.source}]${why === undefined ? '' : ` (differs: ${why})`}`;
-      test(label, () => {
-        const got = RobotsRules.parse(c.robots, c.agent).isAllowed(pathOf(c.url));
-        if (why === undefined) {
-          assert.equal(got, c.allowed, `agent ${JSON.stringify(c.agent)}, url ${JSON.stringify(c.url.slice(0, 120))}`);
-        } else {
-          // A listed case must still differ; if it now passes, take it off the list.
-          assert.equal(got, !c.allowed, `${c.name} now agrees with Google: remove it from the list`);
-        }
-      });
+  test('every listed case exists, has the expected source, and is not also in the other list', () => {
+    for (const [name] of EXTENSIONS_NOT_TAKEN) {
+      const c = byName.get(name);
+      assert.ok(c, `${name} is not in ${FILE}`);
+      assert.ok(isExtension(c), `${name} is not a google-extension case (${c.source})`);
+      assert.ok(!RFC_DISAGREEMENTS.has(name));
+    }
+    for (const [name] of RFC_DISAGREEMENTS) {
+      const c = byName.get(name);
+      assert.ok(c, `${name} is not in ${FILE}`);
+      assert.ok(!isExtension(c), `${name} is an extension case: list it in EXTENSIONS_NOT_TAKEN`);
     }
   });
-}
+
+  for (const c of all) {
+    const why = EXTENSIONS_NOT_TAKEN.get(c.name) ?? RFC_DISAGREEMENTS.get(c.name);
+    const label = `${c.name} [${c.source}]${why === undefined ? '' : ` (differs: ${why})`}`;
+    test(label, () => {
+      const got = RobotsRules.parse(c.robots, c.agent).isAllowed(pathOf(c.url));
+      if (why === undefined) {
+        assert.equal(got, c.allowed, `agent ${JSON.stringify(c.agent)}, url ${JSON.stringify(c.url.slice(0, 120))}`);
+      } else {
+        // A listed case must still differ; if it now passes, take it off the list.
+        assert.equal(got, !c.allowed, `${c.name} now agrees with Google: remove it from the list`);
+      }
+    });
+  }
+});

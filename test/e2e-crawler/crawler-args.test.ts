@@ -107,7 +107,7 @@ describe('seedURL', { concurrency: true }, () => {
     rejects((d) => ['--delay', '0', `${site.origin}/missing.html`, d, '1'], /^crawler: PANIC: cannot crawl .*missing\.html.*404/, false));
   test('a seed that answers 500: PANIC: cannot crawl, with the status', () =>
     rejects((d) => ['--delay', '0', `${site.origin}/broken.html`, d, '1'], /^crawler: PANIC: cannot crawl .*broken\.html.*500/, false));
-  // Every way a seed's host cannot be reached, with and without --ignore-robots: test/cli/seed-unreachable.test.ts.
+  // Every way a seed's host cannot be reached, with and without --ignore-robots: test/e2e-crawler/seed-unreachable.test.ts.
   test('a seed whose port refuses connections: PANIC: cannot crawl, says the connection was refused, then what to check', async () => {
     const dir = tempDir();
     const r = await crawl(['--delay', '0', `http://127.0.0.1:${refused}/index.html`, dir, '1']);

@@ -1,5 +1,5 @@
 /**
- * What a run loads (bench/README.md, Start-up): a one-page crawl, `--help`
+ * What a run loads (docs/performance.md, Start-up): a one-page crawl, `--help`
  * and KeywordHunter load only what they use. Each bin runs with a preload
  * (`node -r`) that writes, at exit, the node built-in modules loaded and
  * whether better-sqlite3's addon is mapped (/proc/self/maps); a module that

@@ -1,17 +1,16 @@
 /**
  * ./crawler against the CS50 TSE "letters" playground
- * (../shared/conformance/cs50-letters/), served on loopback: at every
+ * (test/fixtures/conformance/cs50-letters/), served on loopback: at every
  * maxDepth 0 to 10 the pages saved must be expected.json's (URL, depth) set,
  * page_count of them, under the IDs of its breadth-first order; and the log
  * must be the reference crawler's, line for line as a multiset (its stack
  * gives another order, not other lines), in the same column layout.
- * Skipped, with the reason printed, where the conformance folder is absent.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { conformancePath, missingReason } from '../helpers/conformance.js';
+import { conformancePath } from '../helpers/conformance.js';
 import { crawl } from '../helpers/crawler-e2e.js';
 import { cs50Line, parseLog } from '../helpers/cs50-log.js';
 import { pageList, readPages } from '../helpers/page-files.js';
@@ -27,7 +26,6 @@ interface Expected {
 
 const FOLDER = 'cs50-letters';
 const root = conformancePath(FOLDER);
-const skip = root === undefined ? missingReason(FOLDER) : false;
 const REFERENCE_HOST = 'http://cs50tse.cs.dartmouth.edu';
 
 let site: SiteServer;
@@ -36,7 +34,6 @@ let expected: Expected;
 const local = (url: string): string => url.replace(REFERENCE_HOST, site.origin);
 
 before(async () => {
-  if (root === undefined) return;
   expected = JSON.parse(readFileSync(join(root, 'expected.json'), 'utf8')) as Expected;
   const routes = new Map<string, Route>();
   const dir = join(root, 'site', 'tse', 'letters');
@@ -48,7 +45,7 @@ after(async () => {
   await site?.close();
 });
 
-describe('CS50 letters site, every maxDepth 0 to 10', { concurrency: true, skip }, () => {
+describe('CS50 letters site, every maxDepth 0 to 10', { concurrency: true }, () => {
   for (let maxDepth = 0; maxDepth <= 10; maxDepth++) {
     test(`maxDepth ${maxDepth}: expected.json's pages, page_count, IDs in breadth-first order, bodies as served`, async () => {
       const want = expected.by_maxDepth[String(maxDepth)];
@@ -64,7 +61,7 @@ describe('CS50 letters site, every maxDepth 0 to 10', { concurrency: true, skip 
         want.files_bfs_order.map((f) => `${local(f.url)} ${f.depth}`).sort(),
         '(URL, depth) set',
       );
-      const body = (p: string): Buffer => readFileSync(join(root!, 'site', new URL(p).pathname));
+      const body = (p: string): Buffer => readFileSync(join(root, 'site', new URL(p).pathname));
       for (const p of readPages(dir)) assert.ok(p.body.equals(body(p.url)), `page ${p.id} is the file as served`);
       const log = parseLog(r.stdout);
       assert.equal(log.filter((l) => l.word === 'Fetched').length, want.page_count, 'one Fetched line per page');
@@ -73,12 +70,11 @@ describe('CS50 letters site, every maxDepth 0 to 10', { concurrency: true, skip 
   }
 });
 
-describe('CS50 letters site, the log against the reference log', { skip }, () => {
+describe('CS50 letters site, the log against the reference log', () => {
   let ours: string[] = [];
   let reference: string[] = [];
 
   before(async () => {
-    if (root === undefined) return;
     const dir = tempDir();
     const r = await crawl(['--delay', '0', local(expected.seed), dir, '10']);
     assert.equal(r.code, 0, r.stderr);
