@@ -33,10 +33,18 @@ export interface BroadSiteSpec {
   runs: readonly BroadRunName[];
 }
 
-/** The full section's sites: issue 30's two sizes, every run on each. */
+/**
+ * Memory per host (issue 30: measured at 10,000 hosts): ours alone on two
+ * sites of 2 pages a host, 1,000 and 10,000 hosts; what the 9,000 more hosts
+ * add to the peak RSS, per host.
+ */
+export const MEMORY_SITES: readonly BroadSiteSpec[] = [1000, 10_000].map((hosts) => ({ hosts, pages: 2, delaySeconds: 1, latencyMs: 100, runs: ['ours'] }));
+
+/** The full section's sites: issue 30's two sizes, every run on each; then the memory per host. */
 export const BROAD_SITES: readonly BroadSiteSpec[] = [
   { hosts: 500, pages: 20, delaySeconds: 1, latencyMs: 100, runs: BROAD_RUNS },
   { hosts: 2000, pages: 10, delaySeconds: 1, latencyMs: 100, runs: BROAD_RUNS },
+  ...MEMORY_SITES,
 ];
 
 /** `--quick`: one small site with a short delay, for development (well under a minute). */
@@ -61,8 +69,26 @@ export interface BroadSiteResult extends Omit<BroadSiteSpec, 'runs'> {
   targets: BroadTarget[];
 }
 
+/** Ours' peak RSS on the two memory sites, and what each host beyond the first site's adds. */
+export interface MemoryPerHost {
+  hosts: [number, number];
+  peakRssMiB: [number, number];
+  kibPerHost: number;
+}
+
 export interface BroadResults {
   sites: BroadSiteResult[];
+  /** When both MEMORY_SITES ran ours. */
+  memoryPerHost?: MemoryPerHost;
+}
+
+/** The memory per host from ours' runs on the memory sites (undefined unless both ran). */
+export function memoryPerHost(sites: readonly BroadSiteResult[]): MemoryPerHost | undefined {
+  const peaks = MEMORY_SITES.map((m) => sites.find((s) => s.hosts === m.hosts && s.pages === m.pages)?.runs.find((r) => r.run === 'ours' && r.available));
+  const [a, b] = peaks;
+  if (a === undefined || b === undefined) return undefined;
+  const hosts: [number, number] = [MEMORY_SITES[0]!.hosts, MEMORY_SITES[1]!.hosts];
+  return { hosts, peakRssMiB: [a.peakRssMiB, b.peakRssMiB], kibPerHost: ((b.peakRssMiB - a.peakRssMiB) * 1024) / (hosts[1] - hosts[0]) };
 }
 
 /** Issue 30's targets for a site's size (delay 1 s, 100 ms latency): least fraction of the ideal, and peak RSS. */
@@ -145,7 +171,12 @@ export function formatBroadSite(s: BroadSiteResult): string[] {
 
 /** The section as table lines. */
 export function formatBroad(r: BroadResults): string[] {
-  return r.sites.flatMap((s, k) => [...(k > 0 ? [''] : []), ...formatBroadSite(s)]);
+  const lines = r.sites.flatMap((s, k) => [...(k > 0 ? [''] : []), ...formatBroadSite(s)]);
+  const m = r.memoryPerHost;
+  if (m !== undefined) {
+    lines.push('', `Memory per host: ours' peak RSS ${f(m.peakRssMiB[0], 0)} MiB at ${m.hosts[0].toLocaleString('en-US')} hosts and ${f(m.peakRssMiB[1], 0)} MiB at ${m.hosts[1].toLocaleString('en-US')} (2 pages each): ${f(m.kibPerHost, 1)} KiB for each host more`);
+  }
+  return lines;
 }
 
 export interface BroadOptions {
@@ -196,7 +227,8 @@ export async function broadSection(o: BroadOptions): Promise<BroadResults> {
     if ('url' in server) server.stop();
     rmSync(work, { recursive: true, force: true });
   }
-  return results;
+  const perHost = memoryPerHost(results.sites);
+  return perHost === undefined ? results : { ...results, memoryPerHost: perHost };
 }
 
 const USAGE = 'usage: node dist/bench/broad-bench.js [--quick] [--hosts N] [--pages N] [--delay S] [--latency MS] [--runs ours,scrapy,pg] [--concurrency N] [--workers N] [--json FILE] [--scratch DIR]';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { broadTargets, formatBroadSite, parseBroadArgs, type BroadSiteResult } from '../../bench/broad-bench.js';
+import { BROAD_SITES, broadTargets, formatBroad, formatBroadSite, memoryPerHost, parseBroadArgs, type BroadSiteResult } from '../../bench/broad-bench.js';
 import { skippedRun, type BroadRun } from '../../bench/broad-runs.js';
 import { expectedUrls, hostAddress, MAX_HOSTS, pageBody, seedUrl } from '../../bench/broad-shape.js';
 import { broadIdeal, checkIds, gapSummary, hostGaps, idealSeconds } from '../../bench/broad-stats.js';
@@ -216,6 +216,30 @@ describe('the broad targets', () => {
     assert.match(text, /ideal 21\.20 s = 471\.7 pages\/s/);
     assert.match(text, /target: ours >= 0\.9 of the ideal.*: NOT MET/);
     assert.match(text, /target: ours: every page saved once.*: met/);
+  });
+});
+
+describe('the memory per host', () => {
+  const ours = (peakRssMiB: number): BroadRun => run({ run: 'ours', label: 'ours', peakRssMiB });
+  const withTargets = (s: Omit<BroadSiteResult, 'targets'>): BroadSiteResult => ({ ...s, targets: broadTargets(s) });
+
+  it('the full section measures it at 1,000 and 10,000 hosts of 2 pages, ours alone', () => {
+    const memory = BROAD_SITES.filter((s) => s.pages === 2);
+    assert.deepEqual(memory.map((s) => [s.hosts, s.runs]), [[1000, ['ours']], [10_000, ['ours']]]);
+  });
+
+  it('is what the 9,000 more hosts add to the peak RSS, per host, in KiB', () => {
+    const sites = [withTargets(site([ours(80)], 1000, 2)), withTargets(site([ours(116)], 10_000, 2))];
+    const m = memoryPerHost(sites);
+    assert.ok(m !== undefined);
+    close(m.kibPerHost, (36 * 1024) / 9000, 'KiB per host');
+    assert.deepEqual(m.peakRssMiB, [80, 116]);
+    assert.match(formatBroad({ sites, memoryPerHost: m }).join('\n'), /Memory per host: ours' peak RSS 80 MiB at 1,000 hosts and 116 MiB at 10,000 \(2 pages each\): 4\.1 KiB for each host more/);
+  });
+
+  it('is not measured when either site did not run ours', () => {
+    assert.equal(memoryPerHost([withTargets(site([ours(80)], 1000, 2))]), undefined);
+    assert.equal(memoryPerHost([withTargets(site([ours(80)], 1000, 2)), withTargets(site([skippedRun('ours', 'ours', 'no bundle')], 10_000, 2))]), undefined);
   });
 });
 
