@@ -102,8 +102,8 @@ interface Slot {
 /** One host's entries not started yet, in order, and what it has going. */
 interface Lane {
   origin: string;
-  waiting: Slot[];
-  /** Index of the first slot of `waiting` not started. */
+  waiting: Array<Slot | undefined>;
+  /** Index of the first slot of `waiting` not started (those before it are started, and cleared). */
   next: number;
   inFlight: number;
   /** Started and not yet handed out. */
@@ -218,13 +218,23 @@ export class Lookahead {
   }
 
   /**
-   * Takes entries up to maxTaken ahead: a broad crawl's next depth, one
-   * host's pages after another's, is taken far enough ahead to give every
-   * host work (an entry waiting in a lane is a few hundred bytes).
+   * Takes entries ahead: up to the window's size, and on, up to maxTaken,
+   * while some host at hand waits for its turn and fewer hosts can start
+   * now than requests could (a broad crawl's next depth, one host's pages
+   * after another's, is taken far enough ahead to give every host work; an
+   * entry waiting in a lane is a few hundred bytes). A crawl no interval
+   * holds back (one host, delay 0) takes no further than the size: entries
+   * held long are garbage that outlives the young generation, and the heap
+   * grows for nothing.
    */
   private fill(): void {
     const budget = this.o.budget();
-    while (this.taken < budget && this.taken < this.maxTaken) {
+    const free = this.o.concurrency - this.inFlight;
+    const soon = performance.now() + TURN_SLACK_MS;
+    let ready = this.maxTaken > this.size && free > 0 ? this.readyLanes(0, soon, free) : free;
+    // Counted in full when below `free`: the other lanes of the heap wait for their turn.
+    let waiting = ready < free && this.heap.length > ready;
+    while (this.taken < budget && this.taken < (waiting && ready < free ? this.maxTaken : this.size)) {
       const entry = this.o.take();
       if (entry === undefined) return;
       let url: HttpUrl | undefined;
@@ -248,8 +258,23 @@ export class Lookahead {
       }
       const slot: Slot = { entry, url, resolveError, outcome: undefined, queued: true };
       this.queue.push(slot);
-      if (url !== undefined) this.list(slot, url.origin);
+      if (url === undefined) continue;
+      const lane = this.lanes.get(url.origin);
+      const counted = lane !== undefined && lane.at !== -1 && lane.readyAt <= soon;
+      const turn = this.list(slot, url.origin);
+      if (turn === 'now' && !counted) ready++;
+      else if (turn === 'later') waiting = true;
     }
+  }
+
+  /** Lanes in the heap (from `at` down) whose turn comes by `soon`, counted up to `most`: the heap's order prunes the walk. */
+  private readyLanes(at: number, soon: number, most: number): number {
+    const lane = this.heap[at];
+    if (lane === undefined || most <= 0 || lane.readyAt > soon) return 0;
+    let n = 1;
+    n += this.readyLanes(2 * at + 1, soon, most - n);
+    n += this.readyLanes(2 * at + 2, soon, most - n);
+    return n;
   }
 
   /** Records links found by scanning ahead (at most one window's worth waiting). */
@@ -263,8 +288,13 @@ export class Lookahead {
     }
   }
 
-  /** Puts a slot at the end of its host's lane (queued entries first: a link found ahead goes after them). */
-  private list(slot: Slot, origin: string): void {
+  /**
+   * Puts a slot at the end of its host's lane (queued entries first: a link
+   * found ahead goes after them). Says whether the lane's turn has come
+   * (within the slack), is later, or it is not in the heap (its host has
+   * enough going).
+   */
+  private list(slot: Slot, origin: string): 'now' | 'later' | 'held' {
     let lane = this.lanes.get(origin);
     if (lane === undefined) {
       lane = { origin, waiting: [], next: 0, inFlight: 0, ahead: 0, at: -1, readyAt: 0 };
@@ -272,6 +302,8 @@ export class Lookahead {
     }
     lane.waiting.push(slot);
     this.arm(lane);
+    if (lane.at === -1) return 'held';
+    return lane.readyAt - performance.now() <= TURN_SLACK_MS ? 'now' : 'later';
   }
 
   /** Takes a slot not started off its lane (it is started, or fetched by the caller, out of the lane's order). */
@@ -331,7 +363,8 @@ export class Lookahead {
       const slot = lane.waiting[lane.next] as Slot;
       if (!this.sequentialAllows(slot)) return;
       this.pop();
-      lane.next++;
+      // A started slot leaves its lane: kept there, its answer (the body) would outlive its page.
+      lane.waiting[lane.next++] = undefined;
       if (lane.next > 64 && lane.next * 2 > lane.waiting.length) {
         lane.waiting = lane.waiting.slice(lane.next);
         lane.next = 0;
