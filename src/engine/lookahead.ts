@@ -38,6 +38,7 @@ import type { FetchResponse } from '../http/client.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { BodySpill, SpilledBody } from './body-spill.js';
 import type { FetchOutcome } from './redirects.js';
+import { TurnHeap, type Turn } from './turn-heap.js';
 
 /** Default of `memoryBudget`: bodies answered ahead kept in memory before the rest are spilled. */
 export const DEFAULT_AHEAD_MEMORY = 16 * 1024 * 1024;
@@ -100,7 +101,7 @@ interface Slot {
 }
 
 /** One host's entries not started yet, in order, and what it has going. */
-interface Lane {
+interface Lane extends Turn {
   origin: string;
   waiting: Array<Slot | undefined>;
   /** Index of the first slot of `waiting` not started (those before it are started, and cleared). */
@@ -108,10 +109,6 @@ interface Lane {
   inFlight: number;
   /** Started and not yet handed out. */
   ahead: number;
-  /** Place in the heap, or -1. */
-  at: number;
-  /** When its turn comes (performance.now() ms): the heap's key. */
-  readyAt: number;
 }
 
 export interface Ready {
@@ -130,7 +127,7 @@ export class Lookahead {
   private readonly ahead = new Map<string, Slot>();
   private readonly lanes = new Map<string, Lane>();
   /** Lanes with a slot not started, by readyAt. */
-  private readonly heap: Lane[] = [];
+  private readonly heap = new TurnHeap<Lane>();
   private inFlight = 0;
   /** Bytes of bodies answered ahead and held in memory. */
   private held = 0;
@@ -231,9 +228,9 @@ export class Lookahead {
     const budget = this.o.budget();
     const free = this.o.concurrency - this.inFlight;
     const soon = performance.now() + TURN_SLACK_MS;
-    let ready = this.maxTaken > this.size && free > 0 ? this.readyLanes(0, soon, free) : free;
+    let ready = this.maxTaken > this.size && free > 0 ? this.heap.countReady(soon, free) : free;
     // Counted in full when below `free`: the other lanes of the heap wait for their turn.
-    let waiting = ready < free && this.heap.length > ready;
+    let waiting = ready < free && this.heap.size > ready;
     while (this.taken < budget && this.taken < (waiting && ready < free ? this.maxTaken : this.size)) {
       const entry = this.o.take();
       if (entry === undefined) return;
@@ -265,16 +262,6 @@ export class Lookahead {
       if (turn === 'now' && !counted) ready++;
       else if (turn === 'later') waiting = true;
     }
-  }
-
-  /** Lanes in the heap (from `at` down) whose turn comes by `soon`, counted up to `most`: the heap's order prunes the walk. */
-  private readyLanes(at: number, soon: number, most: number): number {
-    const lane = this.heap[at];
-    if (lane === undefined || most <= 0 || lane.readyAt > soon) return 0;
-    let n = 1;
-    n += this.readyLanes(2 * at + 1, soon, most - n);
-    n += this.readyLanes(2 * at + 2, soon, most - n);
-    return n;
   }
 
   /** Records links found by scanning ahead (at most one window's worth waiting). */
@@ -312,7 +299,7 @@ export class Lookahead {
     if (lane === undefined) return;
     const i = lane.waiting.indexOf(slot, lane.next);
     if (i !== -1) lane.waiting.splice(i, 1);
-    if (lane.at !== -1 && !this.startable(lane)) this.remove(lane);
+    if (lane.at !== -1 && !this.startable(lane)) this.heap.remove(lane);
     this.retire(lane);
   }
 
@@ -325,9 +312,7 @@ export class Lookahead {
   private arm(lane: Lane): void {
     if (lane.at !== -1 || !this.startable(lane)) return;
     lane.readyAt = performance.now() + this.waitTime(lane.origin);
-    lane.at = this.heap.length;
     this.heap.push(lane);
-    this.up(lane.at);
   }
 
   /** Forgets a lane with nothing waiting, started or held. */
@@ -342,10 +327,10 @@ export class Lookahead {
   /** Starts every slot whose host's turn has come, in the order of their turns, up to the concurrency. */
   private pump(): void {
     if (this.closed) return;
-    while (this.inFlight < this.o.concurrency && this.heap.length > 0) {
-      const lane = this.heap[0] as Lane;
+    while (this.inFlight < this.o.concurrency && this.heap.size > 0) {
+      const lane = this.heap.top as Lane;
       if (!this.startable(lane)) {
-        this.pop(); // its head was started out of turn (the crawl needed it): armed again when it ends
+        this.heap.remove(lane); // its head was started out of turn (the crawl needed it): armed again when it ends
         continue;
       }
       const now = performance.now();
@@ -357,12 +342,12 @@ export class Lookahead {
       const wait = this.waitTime(lane.origin);
       if (wait > TURN_SLACK_MS) {
         lane.readyAt = now + wait;
-        this.down(0);
+        this.heap.topLater();
         continue;
       }
       const slot = lane.waiting[lane.next] as Slot;
       if (!this.sequentialAllows(slot)) return;
-      this.pop();
+      this.heap.remove(lane);
       // A started slot leaves its lane: kept there, its answer (the body) would outlive its page.
       lane.waiting[lane.next++] = undefined;
       if (lane.next > 64 && lane.next * 2 > lane.waiting.length) {
@@ -409,7 +394,7 @@ export class Lookahead {
       on.inFlight++;
       on.ahead++;
       // Started out of the lane's turn (the crawl's head): the lane waits for it like for any of its own.
-      if (on.at !== -1 && !this.startable(on)) this.remove(on);
+      if (on.at !== -1 && !this.startable(on)) this.heap.remove(on);
     }
     slot.outcome = this.o.fetch(url).then(
       (response): FetchOutcome => ({ response }),
@@ -458,59 +443,6 @@ export class Lookahead {
       slot.held = undefined;
     }
     return outcome;
-  }
-
-  // The heap of lanes, by readyAt.
-
-  private pop(): void {
-    this.remove(this.heap[0] as Lane);
-  }
-
-  /** Takes a lane out of the heap. */
-  private remove(lane: Lane): void {
-    const i = lane.at;
-    const last = this.heap.pop() as Lane;
-    lane.at = -1;
-    if (last !== lane) {
-      this.heap[i] = last;
-      last.at = i;
-      this.down(i);
-      this.up(last.at);
-    }
-  }
-
-  private up(i: number): void {
-    const h = this.heap;
-    const lane = h[i] as Lane;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      const parent = h[p] as Lane;
-      if (parent.readyAt <= lane.readyAt) break;
-      h[i] = parent;
-      parent.at = i;
-      i = p;
-    }
-    h[i] = lane;
-    lane.at = i;
-  }
-
-  private down(i: number): void {
-    const h = this.heap;
-    const n = h.length;
-    const lane = h[i] as Lane;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const c = r < n && (h[r] as Lane).readyAt < (h[l] as Lane).readyAt ? r : l;
-      const child = h[c] as Lane;
-      if (child.readyAt >= lane.readyAt) break;
-      h[i] = child;
-      child.at = i;
-      i = c;
-    }
-    h[i] = lane;
-    lane.at = i;
   }
 }
 
