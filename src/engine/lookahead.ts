@@ -256,11 +256,13 @@ export class Lookahead {
       const slot: Slot = { entry, url, resolveError, outcome: undefined, queued: true };
       this.queue.push(slot);
       if (url === undefined) continue;
-      const lane = this.lanes.get(url.origin);
-      const counted = lane !== undefined && lane.at !== -1 && lane.readyAt <= soon;
-      const turn = this.list(slot, url.origin);
-      if (turn === 'now' && !counted) ready++;
-      else if (turn === 'later') waiting = true;
+      // A lane already in the heap is counted above; one this entry puts there is counted now.
+      const armed = this.lanes.get(url.origin)?.at ?? -1;
+      const lane = this.list(slot, url.origin);
+      if (armed === -1 && lane.at !== -1) {
+        if (lane.readyAt <= soon) ready++;
+        else waiting = true;
+      }
     }
   }
 
@@ -275,13 +277,8 @@ export class Lookahead {
     }
   }
 
-  /**
-   * Puts a slot at the end of its host's lane (queued entries first: a link
-   * found ahead goes after them). Says whether the lane's turn has come
-   * (within the slack), is later, or it is not in the heap (its host has
-   * enough going).
-   */
-  private list(slot: Slot, origin: string): 'now' | 'later' | 'held' {
+  /** Puts a slot at the end of its host's lane (queued entries first: a link found ahead goes after them); returns the lane. */
+  private list(slot: Slot, origin: string): Lane {
     let lane = this.lanes.get(origin);
     if (lane === undefined) {
       lane = { origin, waiting: [], next: 0, inFlight: 0, ahead: 0, at: -1, readyAt: 0 };
@@ -289,8 +286,7 @@ export class Lookahead {
     }
     lane.waiting.push(slot);
     this.arm(lane);
-    if (lane.at === -1) return 'held';
-    return lane.readyAt - performance.now() <= TURN_SLACK_MS ? 'now' : 'later';
+    return lane;
   }
 
   /** Takes a slot not started off its lane (it is started, or fetched by the caller, out of the lane's order). */
