@@ -10,25 +10,41 @@
  * (`clock_timestamp()`), as double precision, so every worker shares one
  * clock. Lock order, which keeps the functions free of deadlocks:
  *
- * - pc_claim finds the ready host with the shallowest waiting URL, locks
- *   its row when the claim will hold the host (a delay, or its robots.txt)
- *   and then one waiting queue row, both `SKIP LOCKED`: it never waits, and
- *   two claims never take the same URL or hold the same host. A host with
- *   no delay is not locked, so many workers can take its URLs at once.
+ * - pc_claim walks the hosts whose turn has come in the order of an index,
+ *   (min_depth, greatest(next_fetch_at, reserved_until), id): the
+ *   shallowest waiting URL first, then the longest ready. It reads each
+ *   host without a lock, then locks its row when the claim will hold the
+ *   host (a delay, or its robots.txt) and one waiting queue row, both
+ *   `SKIP LOCKED`, so two claims never take the same URL or hold the same
+ *   host and a claim passes over the hosts others are taking, without
+ *   waiting. A host with no delay is not held, so many workers can take its
+ *   URLs at once; such a claim waits for its host's row last of all, only
+ *   to set its min_depth again.
+ * - A host's min_depth is the least depth of its waiting URLs, NULL when
+ *   none wait. Whatever makes a URL wait (pc_add, a retry, a release, the
+ *   reaper) lowers it (LEAST); only a claim raises it, computing it again
+ *   in a statement of its own after it holds the host's row: that
+ *   statement's snapshot sees every committed insert, and an inserter not
+ *   yet committed lowers it again after the claim, since it waits for the
+ *   row. So it may be low for a moment, never NULL while URLs wait; a claim
+ *   that finds it low sets it right and goes on.
  * - pc_complete goes in phases, each phase's locks in a fixed order: its own
  *   claimed queue row; the seen keys (insert-only table, keys sorted); new
- *   host rows (origins sorted); its own host row; the document counter last,
- *   so the one row every saved page needs is held for the shortest time
- *   (after it, only its own queue row again, which it holds already, and
- *   its own pc_done row, a key no other call writes). A completion whose
- *   lease was lost still moves its host's next fetch time (pc_started),
- *   after its queue row, as any completion does.
+ *   host rows (origins sorted); then its own host row and those of its new
+ *   links' hosts together, sorted by id (two completions, each linking to
+ *   the other's host, would deadlock if each locked its own first); the
+ *   document counter last, so the one row every saved page needs is held
+ *   for the shortest time (after it, only its own queue row again, which it
+ *   holds already, and its own pc_done row, a key no other call writes). A
+ *   completion whose lease was lost still moves its host's next fetch time
+ *   (pc_started), after its queue row, as any completion does.
  * - pc_published locks only its own queue row (and its own pc_done row);
  *   pc_claim publishing first locks it before anything else, holding
  *   nothing while it does. pc_release: its queue row, then its host row.
  * - Expired leases are reaped only when no host is ready, `SKIP LOCKED`
- *   too: a claim that published a row holds it, so a reaper that waited for
- *   rows could wait for a claim that waits for it.
+ *   too (a claim that published a row holds it, so a reaper that waited for
+ *   rows could wait for a claim that waits for it); the reaped rows' hosts
+ *   are then locked sorted by id, as a completion locks them.
  *
  * Every call is safe to make again after a lost connection (the store does,
  * pg-faults.ts), whether or not its first try committed: tokens are minted
@@ -46,8 +62,9 @@
 /** Bumped when the tables change: a crawl made by another version is refused. */
 // 4: pc_queue.attempts, pc_hosts.streak (shared retries and back-off);
 // 5: tokens minted by the workers in blocks, pc_done (calls safe to redo after a lost connection);
-// 6: pc_crawl.more_seeds and pc_crawl.scope (a seed list, and the scope the workers must agree on).
-export const PG_SCHEMA_VERSION = 6;
+// 6: pc_crawl.more_seeds and pc_crawl.scope (a seed list, and the scope the workers must agree on);
+// 7: pc_hosts.min_depth and the index pc_hosts_turn (a claim finds the next host in O(log hosts)).
+export const PG_SCHEMA_VERSION = 7;
 
 /**
  * A fingerprint of PG_SCHEMA's text (FNV-1a, 32 bits, hex), kept as the
@@ -91,8 +108,10 @@ CREATE TABLE IF NOT EXISTS pc_hosts (
   reserved_by bigint NOT NULL DEFAULT 0,
   reserved_until double precision NOT NULL DEFAULT '-Infinity',
   streak int NOT NULL DEFAULT 0,              -- consecutive push-backs (back-off), for every worker
-  refusal text                                -- set when it asked for a pause beyond the cap: its pages fail with it
+  refusal text,                               -- set when it asked for a pause beyond the cap: its pages fail with it
+  min_depth int                               -- the least depth of its waiting URLs (NULL: none wait); see above
 );
+ALTER TABLE pc_hosts ADD COLUMN IF NOT EXISTS min_depth int;
 CREATE TABLE IF NOT EXISTS pc_queue (
   id bigserial PRIMARY KEY,
   host_id bigint NOT NULL,
@@ -106,22 +125,29 @@ CREATE TABLE IF NOT EXISTS pc_queue (
   attempts int NOT NULL DEFAULT 0            -- tries given up for a retry
 );
 CREATE INDEX IF NOT EXISTS pc_queue_waiting ON pc_queue (host_id, depth, id) WHERE state = 0;
--- The host's next allowed time: a claim looks only at the hosts whose turn has come (an index range),
--- not at every host of the crawl.
-CREATE INDEX IF NOT EXISTS pc_hosts_next ON pc_hosts (next_fetch_at);
+-- The hosts with waiting URLs, shallowest first, then by when their turn comes (a held host's when
+-- its hold ends): a claim walks the range whose turn has come, O(log hosts) to find the first.
+CREATE INDEX IF NOT EXISTS pc_hosts_turn ON pc_hosts (min_depth, greatest(next_fetch_at, reserved_until), id)
+  WHERE min_depth IS NOT NULL;
+DROP INDEX IF EXISTS pc_hosts_next;
 CREATE INDEX IF NOT EXISTS pc_queue_claimed ON pc_queue (lease_until) WHERE state = 1;
 CREATE INDEX IF NOT EXISTS pc_queue_open ON pc_queue (depth) WHERE state < 2;
 
 CREATE OR REPLACE FUNCTION pc_now() RETURNS double precision LANGUAGE sql AS
 $$ SELECT extract(epoch FROM clock_timestamp())::double precision * 1000 $$;
 
--- Queues the entries never seen; returns the keys it inserted.
-CREATE OR REPLACE FUNCTION pc_add(p_keys text[], p_urls text[], p_depths int[], p_origins text[])
+-- Queues the entries never seen; returns the keys it inserted. Their hosts' rows (and p_also's, the
+-- completing claim's own host, so that all are locked in one order) are locked sorted by id, and
+-- their min_depth lowered to the new URLs'.
+DROP FUNCTION IF EXISTS pc_add(text[], text[], int[], text[]);
+CREATE OR REPLACE FUNCTION pc_add(p_keys text[], p_urls text[], p_depths int[], p_origins text[], p_also text DEFAULT NULL)
 RETURNS text[] LANGUAGE plpgsql AS $$
 DECLARE
   v_new text[];
   v_robots boolean;
   v_delay double precision;
+  v_hosts bigint[];
+  v_depths int[];
 BEGIN
   WITH ins AS (
     INSERT INTO pc_seen (key) SELECT DISTINCT k FROM unnest(p_keys) AS k ORDER BY k
@@ -133,13 +159,22 @@ BEGIN
     SELECT DISTINCT o, CASE WHEN v_robots THEN 0 ELSE 2 END, v_delay
     FROM unnest(p_keys, p_origins) AS l(k, o) WHERE l.k = ANY (v_new) ORDER BY o
     ON CONFLICT DO NOTHING;
-  INSERT INTO pc_queue (host_id, key, url, depth)
-    SELECT h.id, f.k, f.u, f.d FROM (
-      SELECT DISTINCT ON (l.k) l.k, l.u, l.d, l.o, l.n
-      FROM unnest(p_keys, p_urls, p_depths, p_origins) WITH ORDINALITY AS l(k, u, d, o, n)
-      WHERE l.k = ANY (v_new) ORDER BY l.k, l.n
-    ) f JOIN pc_hosts h ON h.origin = f.o
-    ORDER BY f.n;
+  WITH q AS (
+    INSERT INTO pc_queue (host_id, key, url, depth)
+      SELECT h.id, f.k, f.u, f.d FROM (
+        SELECT DISTINCT ON (l.k) l.k, l.u, l.d, l.o, l.n
+        FROM unnest(p_keys, p_urls, p_depths, p_origins) WITH ORDINALITY AS l(k, u, d, o, n)
+        WHERE l.k = ANY (v_new) ORDER BY l.k, l.n
+      ) f JOIN pc_hosts h ON h.origin = f.o
+      ORDER BY f.n
+      RETURNING pc_queue.host_id, pc_queue.depth
+  ) SELECT array_agg(q.host_id), array_agg(q.depth) INTO v_hosts, v_depths FROM q;
+  PERFORM 1 FROM pc_hosts ph
+    WHERE ph.id = ANY (v_hosts || coalesce((SELECT array_agg(o.id) FROM pc_hosts o WHERE o.origin = p_also), '{}'))
+    ORDER BY ph.id FOR NO KEY UPDATE;
+  UPDATE pc_hosts ph SET min_depth = LEAST(ph.min_depth, m.d)
+    FROM (SELECT u.h, min(u.d) AS d FROM unnest(v_hosts, v_depths) AS u(h, d) GROUP BY u.h) m
+    WHERE ph.id = m.h AND ph.min_depth IS DISTINCT FROM LEAST(ph.min_depth, m.d);
   RETURN v_new;
 END $$;
 
@@ -163,15 +198,23 @@ CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean, 
 RETURNS TABLE (kind text, id bigint, token bigint, origin text, key text, url text, depth int,
                delay_ms double precision, robots_status int, robots_body text, clock double precision, wait_ms double precision,
                attempts int, streak int, refusal text)
-LANGUAGE plpgsql AS $$
+-- Its walks read the index in its order, a few rows: never every ready host, then a sort of them
+-- (what the planner picks when it thinks few hosts are ready, as on a table not analyzed yet).
+LANGUAGE plpgsql SET enable_sort = off AS $$
 DECLARE
   v_now double precision := pc_now();
   v_floor int;
   v_token bigint := p_token;
-  v_reaped int;
   v_free double precision;
-  v_skip bigint[] := '{}';
+  v_next double precision;
+  v_depth int;
+  v_looked int := 0;
+  v_passed int := 0;
+  v_held boolean;
+  v_hosts bigint[];
+  v_depths int[];
   h record;
+  r record;
   w record;
 BEGIN
   -- The caller's last saved page is in place (pc_published, without a round trip of its own).
@@ -188,64 +231,97 @@ BEGIN
     IF FOUND THEN RETURN; END IF;
   END IF;
   IF p_strict THEN SELECT min(q.depth) INTO v_floor FROM pc_queue q WHERE q.state < 2; END IF;
-  FOR attempt IN 1..8 LOOP
-    -- The ready host with the shallowest waiting URL (read only: the lock comes next).
-    SELECT ph.id AS hid, ph.origin AS horigin, ph.robots_state AS rstate, ph.robots_status AS rstatus,
-           ph.robots_body AS rbody, ph.delay_ms AS hdelay, ph.streak AS hstreak, ph.refusal AS hrefusal, f.depth AS fdepth
-      INTO h
-      FROM pc_hosts ph
-      CROSS JOIN LATERAL (
-        SELECT q.depth FROM pc_queue q
-        WHERE q.host_id = ph.id AND q.state = 0 AND (v_floor IS NULL OR q.depth = v_floor)
-        ORDER BY q.depth, q.id LIMIT 1) f
-      WHERE ph.next_fetch_at <= v_now AND ph.reserved_until < v_now AND NOT (ph.id = ANY (v_skip))
-      ORDER BY f.depth, ph.next_fetch_at, ph.id
-      LIMIT 1;
-    IF NOT FOUND THEN
-      -- Nothing ready: give expired leases back, and look again if there were any. A row another
-      -- transaction holds (its own completion, or a claim publishing it) is left to a later claim:
-      -- waiting for it could close a cycle with a claim that holds its published row and reaps too.
+  <<walk>>
+  FOR pass IN 1..2 LOOP
+    -- The depths that hold waiting URLs, shallowest first (strict: up to the floor, where a host whose
+    -- min_depth is low for a moment is set right); each one's ready hosts in the index's order.
+    SELECT min(ph.min_depth) INTO v_depth FROM pc_hosts ph;
+    WHILE v_depth IS NOT NULL AND (v_floor IS NULL OR v_depth <= v_floor) LOOP
+      FOR h IN SELECT ph.id AS hid FROM pc_hosts ph
+          WHERE ph.min_depth = v_depth AND greatest(ph.next_fetch_at, ph.reserved_until) <= v_now
+            AND ph.next_fetch_at <= v_now AND ph.reserved_until < v_now
+          ORDER BY greatest(ph.next_fetch_at, ph.reserved_until), ph.id LIMIT 33 LOOP
+        v_looked := v_looked + 1;
+        EXIT walk WHEN v_looked > 32;
+        -- The row as it is now (held by this claim when it will hold the host: a delay, or its robots.txt).
+        SELECT ph.id AS hid, ph.origin AS horigin, ph.robots_state AS rstate, ph.robots_status AS rstatus,
+               ph.robots_body AS rbody, ph.delay_ms AS hdelay, ph.streak AS hstreak, ph.refusal AS hrefusal
+          INTO r FROM pc_hosts ph WHERE ph.id = h.hid;
+        v_held := r.rstate <> 2 OR r.hdelay > 0;
+        IF v_held THEN
+          SELECT ph.id AS hid, ph.origin AS horigin, ph.robots_state AS rstate, ph.robots_status AS rstatus,
+                 ph.robots_body AS rbody, ph.delay_ms AS hdelay, ph.streak AS hstreak, ph.refusal AS hrefusal
+            INTO r FROM pc_hosts ph WHERE ph.id = h.hid AND ph.next_fetch_at <= v_now AND ph.reserved_until < v_now
+            FOR NO KEY UPDATE SKIP LOCKED;
+          IF NOT FOUND THEN v_passed := v_passed + 1; CONTINUE; END IF;
+        END IF;
+        -- The host's first waiting URL at this depth (the floor, when strict) that no concurrent claim is taking.
+        SELECT q.id, q.key, q.url, q.depth, q.attempts INTO w FROM pc_queue q
+          WHERE q.host_id = h.hid AND q.state = 0 AND q.depth = coalesce(v_floor, v_depth)
+          ORDER BY q.id LIMIT 1 FOR UPDATE SKIP LOCKED;
+        IF NOT FOUND THEN
+          IF EXISTS (SELECT 1 FROM pc_queue q WHERE q.host_id = h.hid AND q.state = 0 AND q.depth = coalesce(v_floor, v_depth)) THEN
+            v_passed := v_passed + 1; -- taken by concurrent claims (a host with no delay)
+          ELSE
+            -- Its min_depth was low: set it right (holding its row; a statement of its own, see above).
+            IF NOT v_held THEN
+              PERFORM 1 FROM pc_hosts ph WHERE ph.id = h.hid FOR NO KEY UPDATE SKIP LOCKED;
+              IF NOT FOUND THEN v_passed := v_passed + 1; CONTINUE; END IF;
+            END IF;
+            UPDATE pc_hosts ph SET min_depth = (SELECT min(q.depth) FROM pc_queue q WHERE q.host_id = h.hid AND q.state = 0)
+              WHERE ph.id = h.hid;
+          END IF;
+          CONTINUE;
+        END IF;
+        IF r.rstate <> 2 THEN
+          -- The host's robots.txt comes first (also when an earlier robots claim's lease ran out).
+          UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
+          RETURN QUERY SELECT 'robots'::text, h.hid, v_token, r.horigin, r.horigin || '/robots.txt', r.horigin || '/robots.txt',
+            w.depth, r.hdelay, NULL::int, NULL::text, v_now, NULL::double precision, 0, r.hstreak, r.hrefusal;
+          RETURN;
+        END IF;
+        UPDATE pc_queue SET state = 1, token = v_token, lease_until = v_now + p_lease WHERE pc_queue.id = w.id;
+        -- Its host's min_depth again, holding its row (a host with no delay: waited for here, last).
+        IF NOT v_held THEN PERFORM 1 FROM pc_hosts ph WHERE ph.id = h.hid FOR NO KEY UPDATE; END IF;
+        UPDATE pc_hosts ph SET
+          min_depth = (SELECT min(q.depth) FROM pc_queue q WHERE q.host_id = h.hid AND q.state = 0),
+          reserved_by = CASE WHEN v_held THEN v_token ELSE ph.reserved_by END,
+          reserved_until = CASE WHEN v_held THEN v_now + p_lease ELSE ph.reserved_until END
+          WHERE ph.id = h.hid;
+        RETURN QUERY SELECT 'page'::text, w.id, v_token, r.horigin, w.key, w.url, w.depth, r.hdelay,
+          r.rstatus, r.rbody, v_now, NULL::double precision, w.attempts, r.hstreak, r.hrefusal;
+        RETURN;
+      END LOOP;
+      SELECT min(ph.min_depth) INTO v_depth FROM pc_hosts ph WHERE ph.min_depth > v_depth;
+    END LOOP;
+    EXIT WHEN pass = 2 OR v_looked > 0;
+    -- Nothing ready: give expired leases back, and look again if there were any. A row another
+    -- transaction holds (its own completion, or a claim publishing it) is left to a later claim:
+    -- waiting for it could close a cycle with a claim that holds its published row and reaps too.
+    WITH back AS (
       UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.id IN (
-        SELECT q.id FROM pc_queue q WHERE q.state = 1 AND q.lease_until < v_now FOR UPDATE SKIP LOCKED);
-      GET DIAGNOSTICS v_reaped = ROW_COUNT;
-      EXIT WHEN v_reaped = 0;
-      CONTINUE;
-    END IF;
-    IF h.rstate <> 2 OR h.hdelay > 0 THEN
-      -- The host is held by this claim: lock its row, or leave it to the claim that has it.
-      PERFORM 1 FROM pc_hosts ph WHERE ph.id = h.hid AND ph.next_fetch_at <= v_now AND ph.reserved_until < v_now
-        FOR NO KEY UPDATE SKIP LOCKED;
-      IF NOT FOUND THEN
-        v_skip := v_skip || h.hid;
-        CONTINUE;
-      END IF;
-    END IF;
-    IF h.rstate <> 2 THEN
-      -- The host's robots.txt comes first (also when an earlier robots claim's lease ran out).
-      UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
-      RETURN QUERY SELECT 'robots'::text, h.hid, v_token, h.horigin, h.horigin || '/robots.txt', h.horigin || '/robots.txt',
-        h.fdepth, h.hdelay, NULL::int, NULL::text, v_now, NULL::double precision, 0, h.hstreak, h.hrefusal;
-      RETURN;
-    END IF;
-    -- The host's first waiting URL that no concurrent claim is taking (a host with no delay is not held).
-    SELECT q.id, q.key, q.url, q.depth, q.attempts INTO w FROM pc_queue q
-      WHERE q.host_id = h.hid AND q.state = 0 AND (v_floor IS NULL OR q.depth = v_floor)
-      ORDER BY q.depth, q.id LIMIT 1 FOR UPDATE SKIP LOCKED;
-    IF NOT FOUND THEN
-      v_skip := v_skip || h.hid;
-      CONTINUE;
-    END IF;
-    UPDATE pc_queue SET state = 1, token = v_token, lease_until = v_now + p_lease WHERE pc_queue.id = w.id;
-    IF h.hdelay > 0 THEN
-      UPDATE pc_hosts SET reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
-    END IF;
-    RETURN QUERY SELECT 'page'::text, w.id, v_token, h.horigin, w.key, w.url, w.depth, h.hdelay,
-      h.rstatus, h.rbody, v_now, NULL::double precision, w.attempts, h.hstreak, h.hrefusal;
-    RETURN;
+        SELECT q.id FROM pc_queue q WHERE q.state = 1 AND q.lease_until < v_now FOR UPDATE SKIP LOCKED)
+      RETURNING pc_queue.host_id, pc_queue.depth
+    ) SELECT array_agg(back.host_id), array_agg(back.depth) INTO v_hosts, v_depths FROM back;
+    EXIT WHEN v_hosts IS NULL;
+    PERFORM 1 FROM pc_hosts ph WHERE ph.id = ANY (v_hosts) ORDER BY ph.id FOR NO KEY UPDATE;
+    UPDATE pc_hosts ph SET min_depth = LEAST(ph.min_depth, m.d)
+      FROM (SELECT u.h, min(u.d) AS d FROM unnest(v_hosts, v_depths) AS u(h, d) GROUP BY u.h) m
+      WHERE ph.id = m.h;
   END LOOP;
-  -- When the next host with work is free; a held host (or only claims out) means: poll.
-  SELECT min(CASE WHEN ph.reserved_until >= v_now OR ph.id = ANY (v_skip) THEN v_now + p_poll ELSE ph.next_fetch_at END) INTO v_free FROM pc_hosts ph
-    WHERE EXISTS (SELECT 1 FROM pc_queue q WHERE q.host_id = ph.id AND q.state = 0 AND (v_floor IS NULL OR q.depth = v_floor));
+  -- When the next host with work is free: the first in the index at each depth; a held host, one
+  -- passed over, or only claims out means: poll.
+  IF v_passed > 0 OR v_looked > 32 THEN
+    v_free := v_now + p_poll;
+  ELSE
+    SELECT min(ph.min_depth) INTO v_depth FROM pc_hosts ph;
+    WHILE v_depth IS NOT NULL AND (v_floor IS NULL OR v_depth <= v_floor) LOOP
+      SELECT CASE WHEN ph.reserved_until >= v_now THEN v_now + p_poll ELSE ph.next_fetch_at END INTO v_next FROM pc_hosts ph
+        WHERE ph.min_depth = v_depth ORDER BY greatest(ph.next_fetch_at, ph.reserved_until), ph.id LIMIT 1;
+      v_free := least(v_free, v_next);
+      SELECT min(ph.min_depth) INTO v_depth FROM pc_hosts ph WHERE ph.min_depth > v_depth;
+    END LOOP;
+  END IF;
   IF v_free IS NULL THEN
     SELECT v_now + p_poll INTO v_free FROM pc_queue q WHERE q.state = 1 LIMIT 1;
   END IF;
@@ -263,6 +339,7 @@ DECLARE
   v_new text[] := '{}';
   v_doc bigint;
   v_done record;
+  v_waits int; -- the depth of the URL a retry puts back to wait
 BEGIN
   -- The claim's row first (as below), then what this token's completion answered, if it ran already:
   -- a try whose connection dropped may have committed (or may still be committing: the lock waits for it).
@@ -280,7 +357,8 @@ BEGIN
     IF p_retry AND NOT p_saved THEN
       -- Waits again behind every URL waiting now (a new, highest id), with one attempt more.
       UPDATE pc_queue SET id = nextval(pg_get_serial_sequence('pc_queue', 'id')), state = 0, token = 0, attempts = pc_queue.attempts + 1
-        WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1;
+        WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1
+        RETURNING pc_queue.depth INTO v_waits;
     ELSE
       UPDATE pc_queue SET state = CASE WHEN p_saved THEN 1 ELSE 2 END
         WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1
@@ -291,8 +369,9 @@ BEGIN
       RETURN QUERY SELECT false, NULL::bigint, '{}'::text[];
       RETURN;
     END IF;
-    IF cardinality(p_keys) > 0 AND NOT (p_retry AND NOT p_saved) THEN v_new := pc_add(p_keys, p_urls, p_depths, p_origins); END IF;
+    IF cardinality(p_keys) > 0 AND NOT (p_retry AND NOT p_saved) THEN v_new := pc_add(p_keys, p_urls, p_depths, p_origins, p_origin); END IF;
     UPDATE pc_hosts SET
+      min_depth = LEAST(min_depth, v_waits),
       next_fetch_at = greatest(next_fetch_at, p_started + coalesce(p_interval, delay_ms), p_paused),
       streak = coalesce(p_streak, pc_hosts.streak), refusal = coalesce(pc_hosts.refusal, p_refusal),
       reserved_by = CASE WHEN reserved_by = p_token THEN 0 ELSE reserved_by END,
@@ -375,9 +454,13 @@ $$;
 -- A claim given back; p_started, when its request was sent, still counts for the host's interval.
 CREATE OR REPLACE FUNCTION pc_release(p_kind text, p_id bigint, p_token bigint, p_origin text, p_started double precision)
 RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_waits int;
 BEGIN
   IF p_kind = 'page' THEN
-    UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1;
+    UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1
+      RETURNING pc_queue.depth INTO v_waits;
+    IF FOUND THEN UPDATE pc_hosts SET min_depth = LEAST(min_depth, v_waits) WHERE pc_hosts.origin = p_origin; END IF;
   ELSE
     UPDATE pc_hosts SET robots_state = 0 WHERE pc_hosts.origin = p_origin AND pc_hosts.robots_state = 1 AND pc_hosts.reserved_by = p_token;
   END IF;
