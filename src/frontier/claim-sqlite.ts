@@ -5,6 +5,12 @@
  * transaction (other workers wait up to `busyTimeoutMs`), and that alone
  * makes a claim exclusive; the rules are those of the PostgreSQL store.
  * Time is the machine's wall clock (ms), which every worker on it shares.
+ *
+ * As there, each host row keeps `min_depth`, the least depth of its waiting
+ * URLs (NULL when none wait), here exact (one writer at a time), and a claim
+ * finds the next host through the index `hosts_turn` on (min_depth, when its
+ * turn comes, id): the first ready host at the shallowest depth, in
+ * O(log hosts) a depth, not a look at every host.
  */
 import type Database from 'better-sqlite3';
 import { openDatabase } from './sqlite-open.js';
@@ -33,8 +39,9 @@ import {
 } from './claim-store.js';
 
 // 3: queue.attempts, hosts.streak and hosts.refusal (retries, back-off and refusals shared by the workers);
-// 4: crawl.more_seeds and crawl.scope (a seed list, and the scope the workers must agree on).
-const SCHEMA_VERSION = 4;
+// 4: crawl.more_seeds and crawl.scope (a seed list, and the scope the workers must agree on);
+// 5: hosts.min_depth and the index hosts_turn (the next host in O(log hosts)).
+const SCHEMA_VERSION = 5;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS crawl (
@@ -45,13 +52,17 @@ CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS hosts (
   id INTEGER PRIMARY KEY, origin TEXT NOT NULL UNIQUE, robots_state INTEGER NOT NULL, robots_status INTEGER, robots_body TEXT,
   delay_ms REAL NOT NULL, next_fetch_at REAL NOT NULL DEFAULT 0, reserved_by INTEGER NOT NULL DEFAULT 0, reserved_until REAL NOT NULL DEFAULT 0,
-  streak INTEGER NOT NULL DEFAULT 0, refusal TEXT);
+  streak INTEGER NOT NULL DEFAULT 0, refusal TEXT, min_depth INTEGER);
 CREATE TABLE IF NOT EXISTS queue (
   id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, key TEXT NOT NULL, url TEXT NOT NULL, depth INTEGER NOT NULL,
   state INTEGER NOT NULL DEFAULT 0, token INTEGER NOT NULL DEFAULT 0, lease_until REAL NOT NULL DEFAULT 0, doc INTEGER,
   attempts INTEGER NOT NULL DEFAULT 0);
+`;
+
+/** After the version check: another version's tables may lack the columns these name. */
+const INDEXES = `
 CREATE INDEX IF NOT EXISTS queue_waiting ON queue (host_id, depth, id) WHERE state = 0;
-CREATE INDEX IF NOT EXISTS hosts_next ON hosts (next_fetch_at);
+CREATE INDEX IF NOT EXISTS hosts_turn ON hosts (min_depth, max(next_fetch_at, reserved_until), id) WHERE min_depth IS NOT NULL;
 CREATE INDEX IF NOT EXISTS queue_claimed ON queue (lease_until) WHERE state = 1;
 CREATE INDEX IF NOT EXISTS queue_open ON queue (depth) WHERE state < 2;
 `;
@@ -65,6 +76,9 @@ interface Candidate {
   delay_ms: number;
   streak: number;
   refusal: string | null;
+}
+
+interface Waiting {
   qid: number;
   key: string;
   url: string;
@@ -109,6 +123,7 @@ export class SqliteClaimStore implements ClaimStore {
       this.db.close();
       throw new CrawlerError('ERR_STATE', `frontier ${path} holds a crawl of another version (${version}); use a new file`);
     }
+    retryWhileBusy(() => this.db.transaction(() => this.db.exec(INDEXES)).immediate(), busyTimeoutMs);
     const p = (sql: string): Database.Statement => this.db.prepare(sql);
     this.s = {
       crawl: p('SELECT version, seed_key, more_seeds, scope, max_depth, delay_ms, robots, last_doc FROM crawl WHERE id = 1'),
@@ -119,28 +134,34 @@ export class SqliteClaimStore implements ClaimStore {
       hostRow: p('SELECT id, robots_state, robots_status, robots_body, delay_ms, next_fetch_at, reserved_until, streak, refusal FROM hosts WHERE origin = ?'),
       queue: p('INSERT INTO queue (host_id, key, url, depth) VALUES (?, ?, ?, ?)'),
       floor: p('SELECT min(depth) FROM queue WHERE state < 2').pluck(),
+      // The depths that hold waiting URLs, shallowest first; at each, the first ready host in the index's order.
+      firstDepth: p('SELECT min(min_depth) FROM hosts').pluck(),
+      nextDepth: p('SELECT min(min_depth) FROM hosts WHERE min_depth > ?').pluck(),
       candidate: p(`
-        SELECT h.id AS hid, h.origin, h.robots_state, h.robots_status, h.robots_body, h.delay_ms, h.streak, h.refusal, q.id AS qid, q.key, q.url, q.depth, q.attempts
-        FROM hosts h JOIN queue q ON q.id = (
-          SELECT w.id FROM queue w WHERE w.host_id = h.id AND w.state = 0 AND (@floor IS NULL OR w.depth = @floor) ORDER BY w.depth, w.id LIMIT 1)
-        WHERE h.next_fetch_at <= @now AND h.reserved_until < @now
-        ORDER BY q.depth, h.next_fetch_at, h.id LIMIT 1`),
+        SELECT h.id AS hid, h.origin, h.robots_state, h.robots_status, h.robots_body, h.delay_ms, h.streak, h.refusal
+        FROM hosts h INDEXED BY hosts_turn
+        WHERE h.min_depth = @depth AND max(h.next_fetch_at, h.reserved_until) <= @now AND h.next_fetch_at <= @now AND h.reserved_until < @now
+        ORDER BY max(h.next_fetch_at, h.reserved_until), h.id LIMIT 1`),
+      waiting: p('SELECT id AS qid, key, url, depth, attempts FROM queue WHERE host_id = ? AND state = 0 AND depth = ? ORDER BY id LIMIT 1'),
+      // A host's min_depth: set again after a claim takes a URL, lowered when one comes to wait.
+      minDepth: p('UPDATE hosts SET min_depth = (SELECT min(depth) FROM queue WHERE host_id = @id AND state = 0) WHERE id = @id'),
+      lower: p('UPDATE hosts SET min_depth = @depth WHERE id = @id AND (min_depth IS NULL OR min_depth > @depth)'),
       token: p('UPDATE crawl SET last_token = last_token + 1 WHERE id = 1 RETURNING last_token').pluck(),
       reserve: p('UPDATE hosts SET reserved_by = ?, reserved_until = ? WHERE id = ?'),
       robotsClaim: p('UPDATE hosts SET robots_state = 1, reserved_by = ?, reserved_until = ? WHERE id = ?'),
       pageClaim: p('UPDATE queue SET state = 1, token = ?, lease_until = ? WHERE id = ?'),
-      reap: p('UPDATE queue SET state = 0, token = 0 WHERE state = 1 AND lease_until < ?'),
-      // When the next host with work is free; a held host (or only claims out) means: poll.
-      free: p(`SELECT min(CASE WHEN h.reserved_until >= @now THEN @now + @poll ELSE h.next_fetch_at END) FROM hosts h
-        WHERE EXISTS (SELECT 1 FROM queue w WHERE w.host_id = h.id AND w.state = 0 AND (@floor IS NULL OR w.depth = @floor))`).pluck(),
+      reap: p('UPDATE queue SET state = 0, token = 0 WHERE state = 1 AND lease_until < ? RETURNING host_id AS id, depth'),
+      // When the first host of a depth is free; a held host means: poll.
+      free: p(`SELECT CASE WHEN h.reserved_until >= @now THEN @now + @poll ELSE h.next_fetch_at END FROM hosts h INDEXED BY hosts_turn
+        WHERE h.min_depth = @depth ORDER BY max(h.next_fetch_at, h.reserved_until), h.id LIMIT 1`).pluck(),
       claimsOut: p('SELECT @now + @poll FROM queue WHERE state = 1 LIMIT 1').pluck(),
       pageDone: p('UPDATE queue SET state = 2 WHERE id = ? AND token = ? AND state = 1'),
       // A saved page stays out (state 1, under its lease) until published; a later claim of it takes the same ID.
       pageSaved: p('SELECT doc FROM queue WHERE id = ? AND token = ? AND state = 1'),
       pageDoc: p('UPDATE queue SET doc = ? WHERE id = ?'),
-      pageBack: p('UPDATE queue SET state = 0, token = 0 WHERE id = ? AND token = ? AND state = 1'),
+      pageBack: p('UPDATE queue SET state = 0, token = 0 WHERE id = ? AND token = ? AND state = 1 RETURNING host_id AS id, depth'),
       // A retry waits again behind every URL waiting now (a new, highest id), with one attempt more.
-      pageRetry: p('UPDATE queue SET id = (SELECT max(id) + 1 FROM queue), state = 0, token = 0, attempts = attempts + 1 WHERE id = ? AND token = ? AND state = 1'),
+      pageRetry: p('UPDATE queue SET id = (SELECT max(id) + 1 FROM queue), state = 0, token = 0, attempts = attempts + 1 WHERE id = ? AND token = ? AND state = 1 RETURNING host_id AS id, depth'),
       hostDone: p(`UPDATE hosts SET
         next_fetch_at = max(next_fetch_at, CASE WHEN @started IS NULL THEN next_fetch_at ELSE @started + coalesce(@interval, delay_ms) END, coalesce(@paused, next_fetch_at)),
         streak = coalesce(@streak, streak), refusal = coalesce(refusal, @refusal),
@@ -196,7 +217,9 @@ export class SqliteClaimStore implements ClaimStore {
       if (this.stmt('seen').run(e.key).changes === 0) continue;
       inserted.add(e.key);
       // Host rows are never deleted, so an origin's id, once read, stays true for every worker.
-      this.stmt('queue').run(this.ensureHost(e.origin), e.key, e.url, e.depth);
+      const id = this.ensureHost(e.origin);
+      this.stmt('queue').run(id, e.key, e.url, e.depth);
+      this.stmt('lower').run({ id, depth: e.depth });
     }
     return markAdded(entries, inserted);
   }
@@ -241,26 +264,67 @@ export class SqliteClaimStore implements ClaimStore {
       if (published !== undefined) this.stmt('pageDone').run(published.id, published.token);
       const now = this.now();
       const floor = options.strictBfs ? ((this.stmt('floor').get() as number | null) ?? null) : null;
-      let c = this.stmt('candidate').get({ floor, now }) as Candidate | undefined;
-      if (c === undefined && this.stmt('reap').run(now).changes > 0) c = this.stmt('candidate').get({ floor, now }) as Candidate | undefined;
-      if (c === undefined) {
-        const poll = { now, poll: POLL_WAIT_MS };
-        const free = (this.stmt('free').get({ floor, ...poll }) as number | null) ?? (this.stmt('claimsOut').get(poll) as number | undefined);
-        return free === undefined || free === null ? { done: true } : { waitMs: clampWait(free - now) };
+      let found = this.candidate(floor, now);
+      if (found === undefined) {
+        const reaped = this.stmt('reap').all(now) as Array<{ id: number; depth: number }>;
+        for (const r of reaped) this.stmt('lower').run(r);
+        if (reaped.length > 0) found = this.candidate(floor, now);
       }
+      if (found === undefined) {
+        const poll = { now, poll: POLL_WAIT_MS };
+        const free = this.nextFree(floor, now) ?? (this.stmt('claimsOut').get(poll) as number | undefined);
+        return free === undefined ? { done: true } : { waitMs: clampWait(free - now) };
+      }
+      const { host: c, url: w } = found;
       const token = this.stmt('token').get() as number;
       const until = now + options.leaseMs;
       if (c.robots_state !== 2) {
         this.stmt('robotsClaim').run(token, until, c.hid);
         const url = robotsUrlOf(c.origin);
-        return { claim: { kind: 'robots', id: c.hid, token, origin: c.origin, key: url, url, depth: c.depth, delayMs: c.delay_ms, robots: undefined, clock: now, attempts: 0, streak: c.streak, refusal: c.refusal ?? undefined } };
+        return { claim: { kind: 'robots', id: c.hid, token, origin: c.origin, key: url, url, depth: w.depth, delayMs: c.delay_ms, robots: undefined, clock: now, attempts: 0, streak: c.streak, refusal: c.refusal ?? undefined } };
       }
-      this.stmt('pageClaim').run(token, until, c.qid);
+      this.stmt('pageClaim').run(token, until, w.qid);
+      this.stmt('minDepth').run({ id: c.hid });
       // A host with no interval is not held: any number of workers may fetch it at once.
       if (c.delay_ms > 0) this.stmt('reserve').run(token, until, c.hid);
       const robots = c.robots_status === null ? undefined : { status: c.robots_status, body: c.robots_body ?? '' };
-      return { claim: { kind: 'page', id: c.qid, token, origin: c.origin, key: c.key, url: c.url, depth: c.depth, delayMs: c.delay_ms, robots, clock: now, attempts: c.attempts, streak: c.streak, refusal: c.refusal ?? undefined } };
+      return { claim: { kind: 'page', id: w.qid, token, origin: c.origin, key: w.key, url: w.url, depth: w.depth, delayMs: c.delay_ms, robots, clock: now, attempts: w.attempts, streak: c.streak, refusal: c.refusal ?? undefined } };
     });
+  }
+
+  /** The depths to look at: those with waiting URLs, shallowest first (strict: only the floor). */
+  private *depths(floor: number | null): Generator<number> {
+    let depth = this.stmt('firstDepth').get() as number | null;
+    while (depth !== null && (floor === null || depth <= floor)) {
+      if (floor === null || depth === floor) yield depth;
+      depth = this.stmt('nextDepth').get(depth) as number | null;
+    }
+  }
+
+  /** The first ready host at the shallowest depth, and its first waiting URL there. */
+  private candidate(floor: number | null, now: number): { host: Candidate; url: Waiting } | undefined {
+    for (const depth of this.depths(floor)) {
+      for (;;) {
+        const host = this.stmt('candidate').get({ depth, now }) as Candidate | undefined;
+        if (host === undefined) break;
+        // min_depth is exact here (one writer at a time), so the host has a URL waiting at it; were it
+        // not (a file written by a build with a fault), it is set right and the next host looked at.
+        const url = this.stmt('waiting').get(host.hid, depth) as Waiting | undefined;
+        if (url !== undefined) return { host, url };
+        this.stmt('minDepth').run({ id: host.hid });
+      }
+    }
+    return undefined;
+  }
+
+  /** When the next host with work is free (the first at each depth), or undefined when none has work. */
+  private nextFree(floor: number | null, now: number): number | undefined {
+    let free: number | undefined;
+    for (const depth of this.depths(floor)) {
+      const at = this.stmt('free').get({ depth, now, poll: POLL_WAIT_MS }) as number;
+      free = free === undefined ? at : Math.min(free, at);
+    }
+    return free;
   }
 
   async complete(claim: Claim, c: Completion): Promise<CompletionResult> {
@@ -275,7 +339,9 @@ export class SqliteClaimStore implements ClaimStore {
       let documentId: number | undefined;
       if (claim.kind === 'page') {
         if (isRetry(c)) {
-          if (this.stmt('pageRetry').run(claim.id, claim.token).changes === 0) return lost();
+          const back = this.stmt('pageRetry').get(claim.id, claim.token) as { id: number; depth: number } | undefined;
+          if (back === undefined) return lost();
+          this.stmt('lower').run(back);
         } else if (c.saved) {
           const row = this.stmt('pageSaved').get(claim.id, claim.token) as { doc: number | null } | undefined;
           if (row === undefined) return lost();
@@ -300,8 +366,10 @@ export class SqliteClaimStore implements ClaimStore {
 
   async release(claim: Claim, startedAt?: number): Promise<void> {
     this.tx(() => {
-      if (claim.kind === 'page') this.stmt('pageBack').run(claim.id, claim.token);
-      else this.stmt('robotsBack').run(claim.origin, claim.token);
+      if (claim.kind === 'page') {
+        const back = this.stmt('pageBack').get(claim.id, claim.token) as { id: number; depth: number } | undefined;
+        if (back !== undefined) this.stmt('lower').run(back);
+      } else this.stmt('robotsBack').run(claim.origin, claim.token);
       this.stmt('started').run({ origin: claim.origin, started: startedAt ?? null, interval: null });
       this.stmt('unreserve').run(claim.origin, claim.token);
     });
