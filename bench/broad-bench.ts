@@ -207,7 +207,7 @@ export async function broadSection(o: BroadOptions): Promise<BroadResults> {
       const site = await startBroadSite({ hosts: spec.hosts, pages: spec.pages, latencyMs: spec.latencyMs }, spec.runs.includes('pg') ? workers : 1);
       o.log(`  broad: ${spec.hosts} hosts x ${spec.pages} pages on port ${site.port} (server pid ${site.pid}), delay ${spec.delaySeconds} s, latency ${spec.latencyMs} ms: ideal ${ideal.seconds.toFixed(2)} s`);
       if (site.note !== undefined) o.log(`  broad: ${site.note}`);
-      const c: BroadContext = { repo: o.repo, site, shape: spec, delaySeconds: spec.delaySeconds, latencyMs: spec.latencyMs, ideal, concurrency, workers, work, pg: 'url' in server ? { url: server.url } : server, log: o.log };
+      const c: BroadContext = { repo: o.repo, site, shape: spec, delaySeconds: spec.delaySeconds, latencyMs: spec.latencyMs, ideal, concurrency, workers, work, pg: 'url' in server ? { url: server.url, ...(server.socketUrl === undefined ? {} : { socketUrl: server.socketUrl }) } : server, log: o.log };
       const runs: BroadRun[] = [];
       try {
         for (const name of spec.runs) {

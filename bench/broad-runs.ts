@@ -53,7 +53,8 @@ export interface BroadContext {
   /** The site's politeness bound at these settings. */
   ideal: BroadIdeal;
   /** PostgreSQL for the pg run: an admin URL, or why there is none. */
-  pg: { url: string } | { skip: string };
+  /** socketUrl: the same server through its Unix socket (the workers connect through it when there is one). */
+  pg: { url: string; socketUrl?: string } | { skip: string };
   log: (line: string) => void;
 }
 
@@ -236,7 +237,11 @@ export async function runOurs(c: BroadContext): Promise<BroadRun> {
 export async function runWorkers(c: BroadContext): Promise<BroadRun> {
   const label = `ours, ${c.workers} PG workers`;
   if ('skip' in c.pg) return skippedRun('pg', label, `PostgreSQL: ${c.pg.skip}`);
-  const db = await freshDatabase(c.pg.url, `pc_bench_broad_${c.shape.hosts}`);
+  const name = `pc_bench_broad_${c.shape.hosts}`;
+  const tcp = await freshDatabase(c.pg.url, name);
+  // Workers on the database's machine connect through its Unix socket, as psql does there: the
+  // loopback TCP of every call would take CPU from the crawl and the site on a two-core machine.
+  const db = c.pg.socketUrl === undefined ? tcp : c.pg.socketUrl.replace('/postgres?', `/${name}?`);
   const scope = scopeOf(c);
   const lanes = Math.max(1, Math.floor(c.concurrency / c.workers));
   const flags = ['--frontier', db, '--delay', String(c.delaySeconds), '--concurrency', String(lanes), '--quiet'];

@@ -13,6 +13,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** A server to create databases on; stop() ends a cluster the bench started (nothing for PC_BENCH_PG_URL). */
 export interface PgServer {
   url: string;
+  /** The same server through its Unix socket, when the bench started it. */
+  socketUrl?: string;
   stop(): void;
 }
 

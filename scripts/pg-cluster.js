@@ -26,7 +26,8 @@ const START_ATTEMPTS = 3; // a fresh port each time: another process may take th
  * stopServer() and startServer() stop the server (`pg_ctl stop -m fast`, as
  * an administrator's restart does) and start it again on the same data and
  * port, without blocking the caller's event loop (for fault tests).
- * @typedef {{ url: string, stop(): void, stopServer(): Promise<void>, startServer(): Promise<void> }} Cluster
+ * socketUrl reaches the same server through its Unix socket (as psql does on its machine).
+ * @typedef {{ url: string, socketUrl: string, stop(): void, stopServer(): Promise<void>, startServer(): Promise<void> }} Cluster
  */
 
 /**
@@ -147,6 +148,7 @@ async function startIn(dir, bin, owner, settings) {
       };
       return {
         url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+        socketUrl: `postgresql://postgres@/postgres?host=${encodeURIComponent(sock)}&port=${port}`,
         stopServer: () => control('stop', ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']),
         startServer: () => control('start', ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', '-t', '30', 'start']),
         stop() {

@@ -79,7 +79,7 @@ interface ClaimRow {
 }
 
 export interface PostgresClaimStoreOptions {
-  /** Connections kept (one per concurrent claim of this process, and one spare). */
+  /** Connections kept at most: calls beyond wait for one (default 4). */
   maxConnections?: number;
   /** How long the database may be unreachable (a restart) before a call fails, ms (default DEFAULT_FRONTIER_WAIT_MS). */
   waitMs?: number;
@@ -105,7 +105,9 @@ export class PostgresClaimStore implements ClaimStore {
   constructor(connectionString: string, options: PostgresClaimStoreOptions = {}) {
     this.where = redactUrl(connectionString);
     this.now = options.now ?? (() => performance.now());
-    this.pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 4, connectionTimeoutMillis: 10_000, Client: QuietClient });
+    // Idle connections stay a minute (pg's default is 10 s): one made again is a server process started
+    // and its functions compiled again, for a crawl that waited out its hosts' intervals.
+    this.pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 4, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 60_000, Client: QuietClient });
     // An idle connection that drops (a server restart) must not crash the process; the next query reports it.
     this.pool.on('error', () => undefined);
     this.reconnect = new Reconnect({

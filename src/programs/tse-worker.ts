@@ -21,6 +21,15 @@ import type { TseSettings } from './tse.js';
 import type { HttpUrl } from '../url/http-url.js';
 
 /**
+ * Connections a worker keeps to PostgreSQL at most. Each call is one short
+ * statement, so lanes share a few: a connection per lane (64 for
+ * `--concurrency 64`) is a server process each, started and its functions
+ * compiled for a handful of calls, which at the start of a broad crawl of 4
+ * workers took more CPU than the crawl itself (bench/README.md, Broad).
+ */
+export const MAX_PG_CONNECTIONS = 8;
+
+/**
  * Opens the store a --frontier value names (its module is loaded only then:
  * a private crawl never loads pg). A PostgreSQL database may be unreachable
  * (a restart) for `outage.waitMs` before a call fails; `outage.note` hears
@@ -30,7 +39,7 @@ export async function openClaimStore(spec: string, lanes: number, outage: { wait
   if (/^postgres(ql)?:\/\//i.test(spec)) {
     const { PostgresClaimStore } = await import('../frontier/claim-postgres.js');
     return new PostgresClaimStore(spec, {
-      maxConnections: lanes + 1,
+      maxConnections: Math.min(lanes + 1, MAX_PG_CONNECTIONS),
       ...(outage.waitMs === undefined ? {} : { waitMs: outage.waitMs }),
       ...(outage.note === undefined ? {} : { onOutage: outage.note }),
     });

@@ -3,7 +3,8 @@
  * turns (each host's min_depth, then when its turn comes), so a claim reads
  * a few rows however many hosts the crawl has; and the min_depth each host
  * row keeps stays true (never above a waiting URL's depth, never NULL while
- * one waits) while many claims and completions run at once.
+ * one waits) while many claims and completions run at once. And a worker's
+ * lanes share a few connections: each is a server process to start.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -147,3 +148,24 @@ for (const delayMs of [0, 2]) {
     assert.deepEqual([...ids].sort((x, y) => x - y), Array.from({ length: claimed.length }, (_, i) => i + 1));
   });
 }
+
+test('a worker of 64 lanes keeps at most MAX_PG_CONNECTIONS connections, however many of its calls are out at once', { skip: pgSkipReason }, async (t) => {
+  const { openClaimStore, MAX_PG_CONNECTIONS } = await import('../../src/programs/tse-worker.js');
+  const db = await freshDatabase();
+  const store = await openClaimStore(db.url, 64);
+  const admin = new pg.Client({ connectionString: db.url });
+  t.after(async () => {
+    await admin.end().catch(() => undefined);
+    await store.close();
+    await db.drop();
+  });
+  await store.open({ seed: entry(0, '/', 0), maxDepth: 2, delayMs: 0, robots: false });
+  await store.add(Array.from({ length: 300 }, (_, i) => entry(i, '/a', 1)));
+  await admin.connect();
+  const results = await Promise.all(Array.from({ length: 64 }, () => store.claim({ leaseMs: 60_000, strictBfs: false })));
+  assert.equal(results.filter((r) => 'claim' in r).length, 64, 'every lane got its claim');
+  const n = await admin.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  assert.ok(MAX_PG_CONNECTIONS < 64);
+  assert.ok(Number(n.rows[0]!.n) <= MAX_PG_CONNECTIONS, `${n.rows[0]!.n} connections`);
+  assert.ok(Number(n.rows[0]!.n) >= 2, 'calls at once used more than one connection');
+});
