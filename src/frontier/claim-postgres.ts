@@ -15,6 +15,7 @@
 import { returnNavigator } from './pg-navigator.js';
 import pg from 'pg';
 import { CrawlerError } from '../errors.js';
+import { dnsFailureWords, socketErrorCode, socketFailureWords, systemCode } from '../http/net-errors.js';
 import { PG_SCHEMA, PG_SCHEMA_STAMP, PG_SCHEMA_VERSION } from './claim-postgres-sql.js';
 import { databaseAddress, DEFAULT_FRONTIER_WAIT_MS, Reconnect } from './pg-faults.js';
 import {
@@ -154,6 +155,8 @@ export class PostgresClaimStore implements ClaimStore {
 
   private wrap(err: unknown): CrawlerError {
     if (err instanceof CrawlerError) return err;
+    const unreachable = unreachableWords(err);
+    if (unreachable !== undefined) return new CrawlerError('ERR_STATE', `cannot reach the frontier database ${this.where}: ${unreachable}`, { cause: err });
     return new CrawlerError('ERR_STATE', `frontier database ${this.where}: ${(err as Error).message}`, { cause: err });
   }
 
@@ -327,4 +330,15 @@ export class PostgresClaimStore implements ClaimStore {
 
 function columns(entries: readonly ClaimEntry[]): [string[], string[], number[], string[]] {
   return [entries.map((e) => e.key), entries.map((e) => e.url), entries.map((e) => e.depth), entries.map((e) => e.origin)];
+}
+
+/** Why a database was never reached, cause first and then what to check; undefined for another failure. */
+function unreachableWords(err: unknown): string | undefined {
+  const code = systemCode(err);
+  const check = "is PostgreSQL running there, and are the URL's host and port right?";
+  if (code === 'ENOENT') return `no server socket there (${check})`; // ?host=/a/dir: no .s.PGSQL.PORT in it
+  const kind = socketErrorCode(err);
+  if (kind === 'ERR_DNS') return `${dnsFailureWords(err)}; check the host in the URL`;
+  if (kind === 'ERR_CONNECT' || code === 'ETIMEDOUT') return `${socketFailureWords(err)}; ${check}`;
+  return undefined;
 }

@@ -235,7 +235,8 @@ describe('crawler --frontier sqlite:FILE: workers on one machine', () => {
       [['--strict-bfs'], /--strict-bfs goes with --frontier/],
       [['--frontier', `sqlite:${join(dir, 'f.db')}`, '--lease', '0'], /--lease must be more than 0 seconds/],
       [['--frontier', `sqlite:${join(dir, 'no-such-dir', 'f.db')}`], /cannot open the frontier .*no-such-dir/],
-      [['--frontier', `postgresql://nobody:secret@127.0.0.1:${refused}/none`], new RegExp(`^crawler: frontier database postgresql://nobody:\\*\\*\\*@127\\.0\\.0\\.1:${refused}/none: `)],
+      [['--frontier', `postgresql://nobody:secret@127.0.0.1:${refused}/none`], new RegExp(`^crawler: cannot reach the frontier database postgresql://nobody:\\*\\*\\*@127\\.0\\.0\\.1:${refused}/none: connection refused; is PostgreSQL running there`)],
+      [['--frontier', `postgresql://nobody@/none?host=${encodeURIComponent(join(dir, 'no-socket-here'))}`], /^crawler: cannot reach the frontier database postgresql:\/\/nobody@\/none\?host=.*: no server socket there \(is PostgreSQL running there/],
     ];
     for (const [flags, message] of cases) {
       const r = await crawl([...flags, hosts.seed, dir, '1']);
