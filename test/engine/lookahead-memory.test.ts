@@ -87,7 +87,7 @@ test('one host at delay 0: the window takes no more than its size (8 x concurren
   assert.ok(most >= 8, `${most} entries taken ahead: the window still works ahead`);
 });
 
-test('a host waiting for its turn: the window takes further, past its run of pages, to hosts whose turn has come', async () => {
+test('a host waiting for its turn: the window takes further at once, past its run of pages, to hosts whose turn has come', async () => {
   // a.test's next request is 10 s away once its first has started; the others' turn has come.
   const fetched: string[] = [];
   const list = entries(100, 8);
@@ -96,11 +96,16 @@ test('a host waiting for its turn: the window takes further, past its run of pag
     waitTime: (origin) => (origin === 'http://a.test' && fetched.length > 0 ? 10_000 : 0),
     onFetch: (url) => fetched.push(url.key),
   });
-  assert.equal((await w.next())?.url?.key, 'http://a.test/p0');
-  assert.ok(taken() <= 32, `${taken()} taken before any host waited for its turn`);
-  // a.test now waits for its turn: the window looks past its run of pages.
-  assert.equal((await w.next())?.url?.key, 'http://a.test/p1');
-  assert.ok(taken() > 100, `${taken()} entries taken: past a.test's 100 pages`);
-  assert.deepEqual(fetched.slice(1, 4), ['http://h0.test/', 'http://h1.test/', 'http://h2.test/'], 'the hosts whose turn has come asked at once, before a.test\'s next page');
-  w.close();
+  try {
+    assert.equal((await w.next())?.url?.key, 'http://a.test/p0');
+    // a.test's first request has started and it waits for its turn: the window looks past its run of
+    // pages then, while the crawl waits for p0 (a broad crawl's consumer waits for the head's host,
+    // a second or more, and the hosts further on must not wait with it), not when it asks for p1.
+    for (let i = 0; i < 3 && taken() <= 100; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(taken() > 100, `${taken()} entries taken: past a.test's 100 pages, before the crawl asked for the next`);
+    assert.deepEqual(fetched.slice(1, 4), ['http://h0.test/', 'http://h1.test/', 'http://h2.test/'], 'the hosts whose turn has come asked at once, before a.test\'s next page');
+    assert.equal((await w.next())?.url?.key, 'http://a.test/p1');
+  } finally {
+    w.close();
+  }
 });
