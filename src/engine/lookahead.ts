@@ -327,15 +327,16 @@ export class Lookahead {
   /** Starts every slot whose host's turn has come, in the order of their turns, up to the concurrency. */
   private pump(): void {
     if (this.closed) return;
-    // Requests could start and no host taken is ready: take more (the crawl's consumer may be waiting
-    // for the head's host, a second or more, and the hosts further on must not wait for it).
+    // Requests could start and the hosts taken wait for their turn: take more (the crawl's consumer
+    // may be waiting for the head's host, a second or more, and the hosts further on must not wait
+    // for it). Out of entries instead (one host at delay 0), the crawl's next() takes them.
     if (this.startNow() && this.o.concurrency > 1 && this.maxTaken > this.size) {
       this.fill();
       this.startNow();
     }
   }
 
-  /** Starts the ready lanes' next requests, up to the concurrency; true when it could start more than there were ready. */
+  /** Starts the ready lanes' next requests, up to the concurrency; true when it could start more but every host left waits for its turn. */
   private startNow(): boolean {
     while (this.inFlight < this.o.concurrency && this.heap.size > 0) {
       const lane = this.heap.top as Lane;
@@ -367,7 +368,7 @@ export class Lookahead {
       this.start(slot, lane);
       this.arm(lane);
     }
-    return this.inFlight < this.o.concurrency;
+    return false;
   }
 
   /** Sequential (concurrency 1): a slot that is not the head waits for the head's answer and for fetchNext's leave. */
