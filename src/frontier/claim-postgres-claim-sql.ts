@@ -52,17 +52,17 @@ BEGIN
     -- min_depth is low for a moment is set right); each one's ready hosts in the index's order.
     SELECT min(ph.min_depth) INTO v_depth FROM pc_hosts ph;
     WHILE v_depth IS NOT NULL AND (v_floor IS NULL OR v_depth <= v_floor) LOOP
-      FOR h IN SELECT ph.id AS hid FROM pc_hosts ph
+      FOR h IN SELECT ph.id AS hid, ph.origin AS horigin, ph.robots_state AS rstate, ph.robots_status AS rstatus,
+                 ph.robots_body AS rbody, ph.delay_ms AS hdelay, ph.streak AS hstreak, ph.refusal AS hrefusal
+          FROM pc_hosts ph
           WHERE ph.min_depth = v_depth AND greatest(ph.next_fetch_at, ph.reserved_until) <= v_now
             AND ph.next_fetch_at <= v_now AND ph.reserved_until < v_now
           ORDER BY greatest(ph.next_fetch_at, ph.reserved_until), ph.id LIMIT 33 LOOP
         v_looked := v_looked + 1;
         EXIT walk WHEN v_looked > 32;
-        -- The row as it is now (held by this claim when it will hold the host: a delay, or its robots.txt).
-        SELECT ph.id AS hid, ph.origin AS horigin, ph.robots_state AS rstate, ph.robots_status AS rstatus,
-               ph.robots_body AS rbody, ph.delay_ms AS hdelay, ph.streak AS hstreak, ph.refusal AS hrefusal
-          INTO r FROM pc_hosts ph WHERE ph.id = h.hid;
-        v_held := r.rstate <> 2 OR r.hdelay > 0;
+        r := h;
+        -- A claim that will hold the host (a delay, or its robots.txt) locks its row, and reads it as it is now.
+        v_held := h.rstate <> 2 OR h.hdelay > 0;
         IF v_held THEN
           SELECT ph.id AS hid, ph.origin AS horigin, ph.robots_state AS rstate, ph.robots_status AS rstatus,
                  ph.robots_body AS rbody, ph.delay_ms AS hdelay, ph.streak AS hstreak, ph.refusal AS hrefusal
