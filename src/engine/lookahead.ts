@@ -14,8 +14,8 @@
  * next host whose turn has come is found in O(log hosts), and a request is
  * started only when its host may be asked (so a request in flight is one on
  * the wire, not one waiting for its turn). Answers that arrive ahead of
- * their turn wait for it; beyond `memoryBudget` bytes their bodies wait in
- * the spill (body-spill.ts), on disk.
+ * their turn wait for it; beyond `memoryBudget` bytes of them, they wait in
+ * the spill, on disk (held-answers.ts).
  *
  * With concurrency 1 the window holds one entry: exactly the sequential
  * crawl. With `fetchNext` it holds two: the next queued entry is requested
@@ -36,12 +36,10 @@ import { CrawlerError, isCrawlerError } from '../errors.js';
 import type { FrontierEntry } from '../frontier/store.js';
 import type { FetchResponse } from '../http/client.js';
 import type { HttpUrl } from '../url/http-url.js';
-import type { BodySpill, SpilledBody } from './body-spill.js';
+import type { BodySpill } from './body-spill.js';
+import { HeldAnswers, type Held } from './held-answers.js';
 import type { FetchOutcome } from './redirects.js';
 import { TurnHeap, type Turn } from './turn-heap.js';
-
-/** Default of `memoryBudget`: bodies answered ahead kept in memory before the rest are spilled. */
-export const DEFAULT_AHEAD_MEMORY = 16 * 1024 * 1024;
 
 /** A host whose turn is this close (ms) is asked now: the polite fetch waits out the rest precisely. */
 const TURN_SLACK_MS = 5;
@@ -74,9 +72,9 @@ export interface LookaheadOptions {
    * (at 64 x, 16,384, the last tenth of the hosts started a run of pages late: 0.54 of the bound).
    */
   maxTaken?: number;
-  /** Where bodies answered ahead wait beyond `memoryBudget` (default: none, all in memory). */
+  /** Where answers that arrived ahead wait beyond `memoryBudget` (default: none, all in memory). */
   spill?: BodySpill;
-  /** Bytes of bodies answered ahead kept in memory (default DEFAULT_AHEAD_MEMORY). */
+  /** Bytes of answers that arrived ahead kept in memory, bodies and fields (default DEFAULT_AHEAD_MEMORY of held-answers.ts). */
   memoryBudget?: number;
   /**
    * Concurrency 1 only: whether the next queued entry may be requested once
@@ -96,10 +94,8 @@ interface Slot {
   outcome: Promise<FetchOutcome> | undefined;
   /** The outcome once it has arrived. */
   settled?: FetchOutcome;
-  /** Where its body waits, when it was spilled. */
-  spilled?: SpilledBody;
-  /** Bytes of its body counted as held in memory while it waits. */
-  held?: number;
+  /** Its answer, while it waits for its turn. */
+  held?: Held;
   /** In the queue (handed out in order), not only found ahead. */
   queued: boolean;
 }
@@ -133,8 +129,8 @@ export class Lookahead {
   /** Lanes with a slot not started, by readyAt. */
   private readonly heap = new TurnHeap<Lane>();
   private inFlight = 0;
-  /** Bytes of bodies answered ahead and held in memory. */
-  private held = 0;
+  /** Answers that arrived ahead of their turn. */
+  private readonly answers: HeldAnswers;
   private readonly size: number;
   private readonly maxTaken: number;
   private readonly waitTime: (origin: string) => number;
@@ -148,6 +144,7 @@ export class Lookahead {
     this.size = c > 1 ? c * 8 : options.fetchNext !== undefined ? 2 : 1;
     this.maxTaken = c > 1 ? Math.max(this.size, options.maxTaken ?? c * 160) : this.size;
     this.waitTime = options.waitTime ?? (() => 0);
+    this.answers = new HeldAnswers(options.spill, options.memoryBudget);
   }
 
   /** The next entry in frontier order with its first hop done, or undefined when the frontier is empty. */
@@ -203,7 +200,7 @@ export class Lookahead {
     this.closed = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    this.o.spill?.close();
+    this.answers.close();
   }
 
   /** Entries taken and not yet handed out. */
@@ -429,33 +426,15 @@ export class Lookahead {
     });
   }
 
-  /** An answer that waits for its turn: its body counts against the memory budget, and beyond it goes to the spill. */
+  /** An answer that waits for its turn (the head's is handed out at once). */
   private hold(slot: Slot, outcome: FetchOutcome): void {
-    const body = outcome.response?.body;
-    if (body === undefined || slot === this.queue[this.head]) return;
-    const spill = this.o.spill;
-    if (spill !== undefined && this.held + body.length > (this.o.memoryBudget ?? DEFAULT_AHEAD_MEMORY)) {
-      slot.spilled = spill.put(body);
-      (outcome.response as FetchResponse).body = EMPTY;
-      return;
-    }
-    slot.held = body.length;
-    this.held += body.length;
+    if (outcome.response !== undefined && slot !== this.queue[this.head]) slot.held = this.answers.hold(outcome.response);
   }
 
-  /** The outcome of a slot handed out, its body read back when it was spilled. */
+  /** The outcome of a slot handed out, whole again. */
   private restore(slot: Slot, outcome: FetchOutcome): FetchOutcome {
-    const response = outcome.response;
-    if (response === undefined) return outcome;
-    if (slot.spilled !== undefined) {
-      response.body = (this.o.spill as BodySpill).take(slot.spilled);
-      slot.spilled = undefined;
-    } else if (slot.held !== undefined) {
-      this.held -= slot.held;
-      slot.held = undefined;
-    }
+    if (slot.held !== undefined && outcome.response !== undefined) this.answers.restore(outcome.response, slot.held);
+    slot.held = undefined;
     return outcome;
   }
 }
-
-const EMPTY = Buffer.alloc(0);

@@ -26,7 +26,7 @@ function entries(n: number, others = 0): FrontierEntry[] {
 }
 
 const answer = (url: HttpUrl, size = 20_000): FetchResponse =>
-  ({ url, reused: false, status: 200, reason: 'OK', headers: [['content-type', 'text/html']], body: Buffer.alloc(size, 0x61) }) as unknown as FetchResponse;
+  ({ url, reused: false, version: '1.1', status: 200, reason: 'OK', headers: [['content-type', 'text/html']], trailers: [], body: Buffer.alloc(size, 0x61) }) as unknown as FetchResponse;
 
 interface Window {
   window: Lookahead;

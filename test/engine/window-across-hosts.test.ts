@@ -89,6 +89,7 @@ test('pages answered ahead wait in the spill beyond the memory budget, and come 
     close: () => file.close(),
   };
   const bodies = new Map<string, string>();
+  const types: Array<string | undefined> = [];
   const r = await runCrawl({
     seed: `${a.origin}/`,
     inScope: () => true,
@@ -97,11 +98,15 @@ test('pages answered ahead wait in the spill beyond the memory budget, and come 
     concurrency: 4,
     spill,
     aheadMemory: 4096,
-    onPage: (p) => void bodies.set(p.url.key, p.response.body.toString('utf8')),
+    onPage: (p) => {
+      bodies.set(p.url.key, p.response.body.toString('utf8'));
+      types.push(p.response.headers.find((f) => f[0].toLowerCase() === 'content-type')?.[1]);
+    },
   });
   assert.equal(r.pages.length, 1 + RUN + OTHERS);
   assert.ok(puts > 0, 'some pages waited in the spill');
   assert.equal(takes, puts, 'every page put away came back');
+  assert.deepEqual(types, r.pages.map(() => 'text/html'), 'every page came back with its header fields');
   for (let i = 0; i < RUN; i++) assert.equal(bodies.get(`${a.origin}/a${i}.html`), page(`/a${i}.html`, [], 'y'.repeat(2000)));
   for (const [i, o] of others.entries()) assert.equal(bodies.get(`${o.origin}/o.html`), page(`other ${i}`, [], 'x'.repeat(2000)));
   assert.deepEqual(readdirSync(dir), [], 'the spill leaves no file');

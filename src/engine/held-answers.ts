@@ -1,0 +1,112 @@
+/**
+ * Answers that arrived ahead of their turn, waiting for it (lookahead.ts).
+ * A broad crawl fetches ahead across thousands of hosts while it hands
+ * pages out in breadth-first order, so most of its answers wait, some for
+ * many seconds: at 2,000 hosts x 10 pages, some 15,000 at once near the end.
+ *
+ * What an answer holds in memory while it waits is counted: its body, its
+ * header and trailer fields (each a small array and two strings, one of
+ * them a slice that keeps the whole header line alive: some 130 bytes
+ * besides the text) and the response object. Up to `budget` bytes of them
+ * stay as they are; beyond it an answer's fields and body go to the spill
+ * (body-spill.ts), on disk, as one record, and come back whole when its
+ * turn comes. Only the response object and its small fields stay behind.
+ *
+ * Counted before, the bodies alone: 16 MiB of them held 14,600 answers at
+ * once in the 2,000-host bench, and their fields another 11 MB the count
+ * did not see.
+ */
+import type { FetchResponse } from '../http/client.js';
+import type { Field } from '../http/header-lines.js';
+import type { BodySpill, SpilledBody } from './body-spill.js';
+
+/**
+ * Default budget: bytes of answers waiting for their turn kept in memory
+ * before the rest are spilled. In the 2,000-host bench, 4 MiB against 16:
+ * peak RSS 157 MiB against 174-182 (with the bins' heap growth, see
+ * src/cli/early-tiering.ts); reading back costs some 20 us a page.
+ */
+export const DEFAULT_AHEAD_MEMORY = 4 * 1024 * 1024;
+
+/** Memory of a field besides its text: its array and its backing store, a string header each, and the slice. */
+const FIELD_OVERHEAD = 130;
+/** Memory of a response object and its small members. */
+const RESPONSE_OVERHEAD = 160;
+
+/** One answer waiting: what it counts in memory, or where it went. */
+export interface Held {
+  /** Bytes counted while it waits in memory; 0 when spilled. */
+  readonly bytes: number;
+  /** Its fields and body, when they wait in the spill. */
+  readonly spilled?: SpilledBody;
+}
+
+const EMPTY = Buffer.alloc(0);
+const NONE: Field[] = [];
+
+/** Bytes an answer's fields and body hold in memory (an estimate, see FIELD_OVERHEAD). */
+export function answerBytes(response: FetchResponse): number {
+  let n = RESPONSE_OVERHEAD + response.body.length;
+  for (const f of response.headers) n += FIELD_OVERHEAD + 2 * f[0].length + f[1].length;
+  for (const f of response.trailers) n += FIELD_OVERHEAD + 2 * f[0].length + f[1].length;
+  return n;
+}
+
+/** The spilled record: the fields as JSON (its UTF-8 length first, 4 bytes), then the body. */
+function pack(response: FetchResponse): Buffer {
+  const fields = Buffer.from(JSON.stringify(response.trailers.length === 0 ? [response.headers] : [response.headers, response.trailers]), 'utf8');
+  const record = Buffer.allocUnsafe(4 + fields.length + response.body.length);
+  record.writeUInt32BE(fields.length, 0);
+  fields.copy(record, 4);
+  response.body.copy(record, 4 + fields.length);
+  return record;
+}
+
+function unpack(record: Buffer, response: FetchResponse): void {
+  const length = record.readUInt32BE(0);
+  const [headers, trailers] = JSON.parse(record.toString('utf8', 4, 4 + length)) as [Field[], Field[]?];
+  response.headers = headers;
+  response.trailers = trailers ?? NONE;
+  response.body = record.subarray(4 + length);
+}
+
+/** The answers waiting for their turn and the memory they hold (see the module comment). */
+export class HeldAnswers {
+  private inMemory = 0;
+
+  /** `spill` undefined: every answer waits in memory, whatever the budget. */
+  constructor(
+    private readonly spill: BodySpill | undefined,
+    private readonly budget = DEFAULT_AHEAD_MEMORY,
+  ) {}
+
+  /** Bytes of the answers waiting in memory, as counted. */
+  get bytes(): number {
+    return this.inMemory;
+  }
+
+  /** Counts `response` as waiting; beyond the budget its fields and body go to the spill (the object keeps none). */
+  hold(response: FetchResponse): Held {
+    const bytes = answerBytes(response);
+    if (this.spill !== undefined && this.inMemory + bytes > this.budget) {
+      const spilled = this.spill.put(pack(response));
+      response.headers = NONE;
+      response.trailers = NONE;
+      response.body = EMPTY;
+      return { bytes: 0, spilled };
+    }
+    this.inMemory += bytes;
+    return { bytes };
+  }
+
+  /** The answer's turn has come: `response` whole again (read back when it was spilled), no longer counted. */
+  restore(response: FetchResponse, held: Held): void {
+    if (held.spilled !== undefined) unpack((this.spill as BodySpill).take(held.spilled), response);
+    else this.inMemory -= held.bytes;
+  }
+
+  /** Closes the spill (its file's space is freed). */
+  close(): void {
+    this.spill?.close();
+  }
+}
