@@ -43,7 +43,7 @@ export const HTTP_FLAGS = defineFlags([
   { name: 'max-path-depth', type: 'count', arg: 'N', default: DEFAULT_MAX_PATH_SEGMENTS, help: 'skip links with more path segments than this (such as the endless /a/a/a/... of a crawler trap)' },
   { name: 'delay-factor', type: 'factor', arg: 'F', default: 0, help: 'make each host\'s delay at least F times its last response\'s duration, so that a slow server is asked less often; 0 turns it off' },
   { name: 'max-retry-after', type: 'duration', arg: 'SECONDS', default: DEFAULT_MAX_RETRY_AFTER_MS / 1000, help: 'longest pause granted when a server answers 429 or 503 with Retry-After; a longer one is not waited for, and the page fails' },
-  { name: 'max-idle-connections', type: 'count', arg: 'N', default: DEFAULT_CLIENT_OPTIONS.maxIdleConnections, help: 'keep at most N connections open while unused, for the next request to their host; the one unused longest is closed first' },
+  { name: 'max-idle-connections', type: 'count', arg: 'N', default: DEFAULT_CLIENT_OPTIONS.maxIdleConnections, help: 'keep at most N connections open while unused, for the next request to their host; the one unused longest is closed first, and one whenever a new connection needs room under the open-file limit' },
   { name: 'no-keep-alive', type: 'boolean', help: 'open a new connection for every request (send "Connection: close")' },
   { name: 'insecure', type: 'boolean', help: 'accept any TLS certificate (for test servers only)' },
   { name: 'compressed', type: 'boolean', help: 'ask servers to send pages compressed (gzip or br), and decode them before they are saved or searched; an archive keeps them as they came' },

@@ -77,7 +77,7 @@ export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent' | 'conn
   compressed: false,
   rejectUnauthorized: true,
   maxIdlePerOrigin: 4,
-  maxIdleConnections: 256,
+  maxIdleConnections: 4096,
 };
 
 /**
