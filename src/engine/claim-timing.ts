@@ -6,7 +6,7 @@
  * completion carries them back, with the request start in the store's time.
  */
 import { storeTime, type Claim, type HostTiming } from '../frontier/claim-store.js';
-import type { Politeness } from '../frontier/politeness.js';
+import { arrivalGuard, type Politeness } from '../frontier/politeness.js';
 
 export class ClaimTiming {
   constructor(private readonly politeness: Politeness) {}
@@ -29,13 +29,14 @@ export class ClaimTiming {
     return at === undefined || at < before ? undefined : storeTime(claim, before, at);
   }
 
-  /** The host's politeness after this claim, for its row: the streak, the interval, a Retry-After pause in the store's time, a refusal. */
+  /** The host's politeness after this claim, for its row: the streak, the interval (with its arrival guard), a Retry-After pause in the store's time, a refusal. */
   after(claim: Claim, before: number): HostTiming {
     const p = this.politeness;
     const paused = p.pausedUntilOf(claim.origin);
+    const interval = p.intervalFor(claim.origin);
     return {
       streak: p.streakOf(claim.origin),
-      intervalMs: p.intervalFor(claim.origin),
+      intervalMs: interval + arrivalGuard(interval),
       pausedUntil: paused === undefined || paused <= before ? undefined : storeTime(claim, before, paused),
       refusal: p.refusalOf(claim.origin),
     };

@@ -135,6 +135,7 @@ export interface Completion {
 /** A host's politeness as one worker leaves it for all (see Completion.host). */
 export interface HostTiming {
   streak: number;
+  /** Least time from this request's start to the next one's: the host's interval and its arrival guard (politeness.ts). */
   intervalMs: number;
   pausedUntil: number | undefined;
   /** The host asked for a pause beyond --max-retry-after: its pages fail with this reason (kept once set). */
