@@ -29,15 +29,21 @@ export function isTempName(name: string): boolean {
   return TEMP_NAME_RE.test(name);
 }
 
+/** A new temporary name for a file to be called `name` (`.tmp-PID-N-name`, N counted by the thread that asks). */
+export function tempName(name: string): string {
+  return `${TEMP_PREFIX}${process.pid}-${++counter}-${name}`;
+}
+
 /**
  * Writes `chunks` to a new temporary file in `dir` (created exclusively,
  * never through a symlink) and returns its path: the first half of an atomic
  * write, for a caller that learns the final name later (a document ID taken
- * from a shared frontier). Throws ERR_WRITE naming `dir/name`.
+ * from a shared frontier). `temp`: the temporary name to use (tempName's,
+ * made by another thread). Throws ERR_WRITE naming `dir/name`.
  */
-export function stageFileSync(dir: string, name: string, chunks: readonly Uint8Array[], options: { fsync?: boolean } = {}): string {
+export function stageFileSync(dir: string, name: string, chunks: readonly Uint8Array[], options: { fsync?: boolean; temp?: string } = {}): string {
   const finalPath = join(dir, name);
-  const tempPath = join(dir, `${TEMP_PREFIX}${process.pid}-${++counter}-${name}`);
+  const tempPath = join(dir, options.temp ?? tempName(name));
   let fd: number;
   try {
     fd = openSync(tempPath, CREATE_FLAGS, 0o644);

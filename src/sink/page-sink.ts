@@ -22,9 +22,25 @@ export interface StagedPage {
   discard(): void;
 }
 
+/** A page staged on disk as its answer arrived, ahead of its turn: its body is read back from there. */
+export interface EarlyStagedPage extends StagedPage {
+  /** The page as staged (its URL key and depth: the page in its turn must be the same to be published from here). */
+  readonly key: string;
+  readonly depth: number;
+  /** Reads the body back. Throws ERR_STATE when it cannot. */
+  body(): Buffer;
+}
+
 export interface PageSink {
   /** Stages a page: nothing is visible under a final name until `publish`. */
   stage(page: PageToKeep): Promise<StagedPage> | StagedPage;
+  /**
+   * Optional: stages a page at once on disk, as its answer arrives ahead of
+   * its turn (a broad crawl's window, lookahead.ts): the writing is done
+   * while the crawl waits for the hosts before it, and in its turn only the
+   * publish is left (a rename). The body need not stay in memory meanwhile.
+   */
+  stageEarly?(page: PageToKeep): EarlyStagedPage;
 }
 
 /** A sink that keeps nothing (KeywordHunter without OutputDir). */

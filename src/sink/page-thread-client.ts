@@ -15,10 +15,17 @@ import { ALIGN_SLACK, SendRing, alignedFor } from '../thread/send-ring.js';
 import { SeqWaiters } from '../thread/seq-waiters.js';
 import { threadFile } from '../thread/thread-file.js';
 
-/** A page file to write: `at`/`length` is its place in the ring, given back up to `ringEnd` once written. */
+/**
+ * A page file to write: `at`/`length` is its place in the ring, given back
+ * up to `ringEnd` once written. With `op`: `stage` writes it under the
+ * temporary name `temp` (for the file `name`), `publish` renames `temp` to
+ * `name`, `discard` removes `temp` (those two carry no bytes).
+ */
 export interface PageJob {
   seq: number;
+  op?: 'stage' | 'publish' | 'discard';
   name: string;
+  temp?: string;
   at: number;
   length: number;
   ringEnd: number;
@@ -54,6 +61,8 @@ export class PageThread {
   /** The last page sent to the thread. */
   private sent = 0;
   private batch: PageJob[] = [];
+  /** The job queued last. */
+  private last: PageJob = { seq: 0, name: '', at: 0, length: 0, ringEnd: 0 };
   private timer: NodeJS.Timeout | undefined;
 
   private constructor(dir: string, fsync: boolean) {
@@ -96,6 +105,33 @@ export class PageThread {
    * it itself) or the thread has failed.
    */
   queue(name: string, head: string, body: Uint8Array): number {
+    return this.put({ name }, head, body);
+  }
+
+  /**
+   * Queues a page staged under the temporary name `temp` (for a page file
+   * `name`). Returns its number and where its body is in the ring (see
+   * `ringBody`); undefined when the ring has no room (or the thread
+   * failed): stage it yourself. Publish or discard it later with `settle`.
+   */
+  stage(temp: string, name: string, head: string, body: Uint8Array): { seq: number; bodyAt: number } | undefined {
+    const seq = this.put({ op: 'stage', name, temp }, head, body);
+    return seq === 0 ? undefined : { seq, bodyAt: this.last.at + Buffer.byteLength(head) };
+  }
+
+  /** A copy of the `length` bytes at `at` of the ring, a body staged as `seq`, while the thread has not written it; undefined once it has (its place is given back then). */
+  ringBody(seq: number, at: number, length: number): Buffer | undefined {
+    return this.done >= seq ? undefined : Buffer.from(this.ring.bytes.subarray(at, at + length));
+  }
+
+  /** Queues the rename of a page staged by `stage` to `name` (`publish`) or its removal (`discard`); returns its number, 0 when the thread failed. */
+  settle(op: 'publish' | 'discard', temp: string, name: string): number {
+    if (this.failure !== undefined) return 0;
+    this.push({ seq: ++this.seq, op, name, temp, at: 0, length: 0, ringEnd: 0 });
+    return this.seq;
+  }
+
+  private put(what: { name: string; op?: 'stage'; temp?: string }, head: string, body: Uint8Array): number {
     if (this.failure !== undefined) return 0;
     const headLength = Buffer.byteLength(head);
     const length = headLength + body.length;
@@ -106,13 +142,18 @@ export class PageThread {
     const at = place.offset + alignedFor(body, place.offset, headLength) - headLength;
     Buffer.from(bytes.buffer, at, headLength).write(head, 'utf8');
     bytes.set(body, at + headLength);
-    this.batch.push({ seq: ++this.seq, name, at, length, ringEnd: place.end });
+    this.push({ seq: ++this.seq, ...what, at, length, ringEnd: place.end });
+    return this.seq;
+  }
+
+  private push(job: PageJob): void {
+    this.last = job;
+    this.batch.push(job);
     if (this.batch.length >= BATCH_PAGES) this.send();
     else if (this.timer === undefined) {
       this.timer = setTimeout(() => this.send(), BATCH_MS);
       this.timer.unref();
     }
-    return this.seq;
   }
 
   /** Every page up to this number is written. */

@@ -1,7 +1,9 @@
 /**
  * The page files' thread (a worker_threads Worker started by
  * page-thread-client.ts): writes each page it is sent as `DIR/ID`, atomically
- * (atomic-file.ts), and says after each batch how far it has written. The
+ * (atomic-file.ts), or stages a page under a temporary name and later
+ * renames it to its ID or removes it (a page answered ahead of its turn,
+ * tse-pagedir.ts stageEarly), and says after each batch how far it has written. The
  * four system calls of a page file (open, writev, close, rename) are a fifth
  * of the crawl thread's work on tmpfs and more on a disk, where ext4's
  * journal can stall them; here they run beside the crawl.
@@ -11,7 +13,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { CrawlerError, describeError } from '../errors.js';
-import { writeFileAtomicSync } from './atomic-file.js';
+import { join } from 'node:path';
+import { discardStagedSync, publishStagedSync, stageFileSync, writeFileAtomicSync } from './atomic-file.js';
 import type { FromPageThread, PageThreadData, ToPageThread } from './page-thread-client.js';
 
 const port = parentPort;
@@ -25,7 +28,11 @@ if (port !== null) {
     let ringEnd = 0;
     for (const job of m.jobs) {
       try {
-        writeFileAtomicSync(data.dir, job.name, [Buffer.from(data.ring, job.at, job.length)], { fsync: data.fsync });
+        const bytes = (): Buffer[] => [Buffer.from(data.ring, job.at, job.length)];
+        if (job.op === 'stage') stageFileSync(data.dir, job.name, bytes(), { fsync: data.fsync, temp: job.temp as string });
+        else if (job.op === 'publish') publishStagedSync(join(data.dir, job.temp as string), data.dir, job.name);
+        else if (job.op === 'discard') discardStagedSync(join(data.dir, job.temp as string));
+        else writeFileAtomicSync(data.dir, job.name, bytes(), { fsync: data.fsync });
       } catch (err) {
         failed = true;
         const failure = { code: err instanceof CrawlerError ? err.code : 'ERR_WRITE', message: describeError(err) };
@@ -33,7 +40,7 @@ if (port !== null) {
         return;
       }
       seq = job.seq;
-      ringEnd = job.ringEnd;
+      ringEnd = Math.max(ringEnd, job.ringEnd);
     }
     send({ t: 'written', seq, ringEnd, failure: undefined });
   });

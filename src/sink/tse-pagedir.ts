@@ -15,8 +15,9 @@
 import { accessSync, constants, lstatSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
-import { discardStagedSync, isTempName, publishStagedSync, stageFileSync, writeFileAtomicSync } from './atomic-file.js';
-import type { PageSink, PageToKeep, StagedPage } from './page-sink.js';
+import { discardStagedSync, isTempName, publishStagedSync, stageFileSync, tempName, writeFileAtomicSync } from './atomic-file.js';
+import { PageAhead, type AheadOwner } from './page-ahead.js';
+import type { EarlyStagedPage, PageSink, PageToKeep, StagedPage } from './page-sink.js';
 import type { PageThread } from './page-thread-client.js';
 import { STATE_FILE } from './state-file.js';
 
@@ -138,7 +139,7 @@ const RECENT_WINDOWS = 5;
  */
 export type Staging = 'memory' | 'file';
 
-export class TsePageDirectory implements PageSink {
+export class TsePageDirectory implements PageSink, AheadOwner {
   readonly dir: string;
   private readonly staging: Staging;
   private nextId: number;
@@ -294,6 +295,54 @@ export class TsePageDirectory implements PageSink {
       publish: (id) => void publishStagedSync(path, this.dir, String(id)),
       discard: () => discardStagedSync(path),
     };
+  }
+
+  /**
+   * Stages a page on disk at once, ahead of its turn (see PageSink): on the
+   * page files' thread when it runs (its ring keeps the bytes until they are
+   * written), else here, timed like a save. In its turn it is published by a
+   * rename under the next ID, which must be the one given (IDs in order, as
+   * `save`), or discarded. A crash leaves only a temporary file, which the
+   * next crawl here removes.
+   */
+  stageEarly(kept: PageToKeep): EarlyStagedPage {
+    this.mark();
+    const page: TsePage = { url: kept.url.key, depth: kept.depth, body: kept.body };
+    const head = pageHead(page);
+    const temp = tempName('ahead');
+    const queued = this.thread?.stage(temp, 'ahead', head, page.body);
+    if (queued === undefined) {
+      const timed = this.threadWhenOverUs !== undefined && this.starting === undefined;
+      const start = timed ? this.now() : 0;
+      stageFileSync(this.dir, 'ahead', pageChunks(page), { fsync: this.fsync, temp });
+      if (timed) this.timeWrite(this.now() - start);
+    }
+    return new PageAhead(this, page.url, page.depth, temp, Buffer.byteLength(head), page.body.length, queued?.seq ?? 0, queued?.bodyAt ?? 0);
+  }
+
+  /** See AheadOwner: renamed after the thread's write when the thread staged it, and then counted as the thread's. */
+  publishAhead(page: PageAhead, id: number): void {
+    const path = join(this.dir, page.temp);
+    const failure = this.thread?.failure;
+    if (failure !== undefined) {
+      discardStagedSync(path);
+      throw failure;
+    }
+    if (id !== this.nextId) throw new CrawlerError('ERR_STATE', `page ${page.key} published as ${id}, but the next ID is ${this.nextId}`);
+    const seq = page.seq === 0 ? 0 : (this.thread as PageThread).settle('publish', page.temp, String(id));
+    if (seq !== 0) this.unwritten.push([id, seq]);
+    else publishStagedSync(path, this.dir, String(id));
+    this.nextId++;
+  }
+
+  /** See AheadOwner. */
+  discardAhead(page: PageAhead): void {
+    if (page.seq === 0 || (this.thread as PageThread).settle('discard', page.temp, '') === 0) discardStagedSync(join(this.dir, page.temp));
+  }
+
+  /** See AheadOwner. */
+  ringBody(page: PageAhead): Buffer | undefined {
+    return page.seq === 0 ? undefined : (this.thread as PageThread).ringBody(page.seq, page.ringAt, page.length);
   }
 
   /** Removes the temporary files a crash left (only when no other writer is at work in the directory). */
