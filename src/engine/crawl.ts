@@ -184,6 +184,8 @@ export class Crawl {
       ...(this.o.aheadMemory === undefined ? {} : { memoryBudget: this.o.aheadMemory }),
       ...(this.o.fetchNext === true ? { fetchNext: (outcome: FetchOutcome) => outcome.response !== undefined && redirectLocation(outcome.response) === undefined } : {}),
       ...(this.o.scanAhead === true && (this.o.concurrency ?? 1) > 1 ? { discover: path.linksAhead.bind(path) } : {}),
+      // Answers that wait for their turn have their pages written meanwhile (where the sink can): in their turn, a rename.
+      stageEarly: path.stageEarly.bind(path),
     });
     const pages = (): number => path.answered;
     try {
@@ -202,7 +204,7 @@ export class Crawl {
         if (window.prefetching) await new Promise<void>((resolve) => setImmediate(resolve));
         const entry = ready.entry;
         // An entry whose URL cannot be resolved is visited without an answer: the visit tells why.
-        const visit = await path.visit(entry, ready.url === undefined ? undefined : ready.outcome, (url) => window.claim(url));
+        const visit = await path.visit(entry, ready.url === undefined ? undefined : ready.outcome, (url) => window.claim(url), ready.staged);
         if (visit.end === 'aborted') {
           frontier.release(entry);
           return { pages: pages(), stoppedBy: 'signal' };

@@ -12,12 +12,19 @@
  * (body-spill.ts), on disk, as one record, and come back whole when its
  * turn comes. Only the response object and its small fields stay behind.
  *
+ * An answer whose page was staged on disk as it arrived (`early`, a page
+ * sink's stageEarly) leaves its body there, and its fields wait packed into
+ * one string (some 200 bytes); its body is read back only if something asks
+ * for it in its turn (a page at the depth limit, saved and not scanned,
+ * never is).
+ *
  * Counted before, the bodies alone: 16 MiB of them held 14,600 answers at
  * once in the 2,000-host bench, and their fields another 11 MB the count
  * did not see.
  */
 import type { FetchResponse } from '../http/client.js';
 import type { Field } from '../http/header-lines.js';
+import type { EarlyStagedPage } from '../sink/page-sink.js';
 import type { BodySpill, SpilledBody } from './body-spill.js';
 
 /**
@@ -39,6 +46,10 @@ export interface Held {
   readonly bytes: number;
   /** Its fields and body, when they wait in the spill. */
   readonly spilled?: SpilledBody;
+  /** Its page, staged on disk as it arrived; its body is there. */
+  readonly early?: EarlyStagedPage;
+  /** With `early`: its fields, packed into one string while it waits (see packFields). */
+  readonly fields?: string;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -52,9 +63,24 @@ export function answerBytes(response: FetchResponse): number {
   return n;
 }
 
+/** The header and trailer fields as one JSON string: some 200 bytes for a usual answer, against 700 and more as arrays of sliced strings. */
+function packFields(response: FetchResponse): string {
+  const text = JSON.stringify(response.trailers.length === 0 ? [response.headers] : [response.headers, response.trailers]);
+  // V8 gives JSON.stringify's result as a concatenation of its pieces (some 100 bytes more while it
+  // waits); reading a character flattens it into one string, and the next collection drops the pieces.
+  text.charCodeAt(0);
+  return text;
+}
+
+function unpackFields(text: string, response: FetchResponse): void {
+  const [headers, trailers] = JSON.parse(text) as [Field[], Field[]?];
+  response.headers = headers;
+  response.trailers = trailers ?? NONE;
+}
+
 /** The spilled record: the fields as JSON (its UTF-8 length first, 4 bytes), then the body. */
 function pack(response: FetchResponse): Buffer {
-  const fields = Buffer.from(JSON.stringify(response.trailers.length === 0 ? [response.headers] : [response.headers, response.trailers]), 'utf8');
+  const fields = Buffer.from(packFields(response), 'utf8');
   const record = Buffer.allocUnsafe(4 + fields.length + response.body.length);
   record.writeUInt32BE(fields.length, 0);
   fields.copy(record, 4);
@@ -64,15 +90,26 @@ function pack(response: FetchResponse): Buffer {
 
 function unpack(record: Buffer, response: FetchResponse): void {
   const length = record.readUInt32BE(0);
-  const [headers, trailers] = JSON.parse(record.toString('utf8', 4, 4 + length)) as [Field[], Field[]?];
-  response.headers = headers;
-  response.trailers = trailers ?? NONE;
+  unpackFields(record.toString('utf8', 4, 4 + length), response);
   response.body = record.subarray(4 + length);
 }
 
 /** The answers waiting for their turn and the memory they hold (see the module comment). */
+/** Makes `response.body` read `early`'s body back the first time it is asked for (and a plain field again once set). */
+function bodyFrom(response: FetchResponse, early: EarlyStagedPage): void {
+  let body: Buffer | undefined;
+  Object.defineProperty(response, 'body', {
+    configurable: true,
+    enumerable: true,
+    get: () => (body ??= early.body()),
+    set: (b: Buffer) => Object.defineProperty(response, 'body', { value: b, writable: true, configurable: true, enumerable: true }),
+  });
+}
+
 export class HeldAnswers {
   private inMemory = 0;
+  /** Pages staged early whose answers wait: discarded at close when their turn never came. */
+  private readonly staged = new Set<EarlyStagedPage>();
 
   /** `spill` undefined: every answer waits in memory, whatever the budget. */
   constructor(
@@ -85,8 +122,22 @@ export class HeldAnswers {
     return this.inMemory;
   }
 
-  /** Counts `response` as waiting; beyond the budget its fields and body go to the spill (the object keeps none). */
-  hold(response: FetchResponse): Held {
+  /**
+   * Counts `response` as waiting; beyond the budget its fields and body go
+   * to the spill (the object keeps none). With `early`, its page staged on
+   * disk, the body is let go at once and only the fields are counted.
+   */
+  hold(response: FetchResponse, early?: EarlyStagedPage): Held {
+    if (early !== undefined) {
+      const fields = packFields(response);
+      response.headers = NONE;
+      response.trailers = NONE;
+      response.body = EMPTY;
+      const bytes = RESPONSE_OVERHEAD + fields.length;
+      this.inMemory += bytes;
+      this.staged.add(early);
+      return { bytes, early, fields };
+    }
     const bytes = answerBytes(response);
     if (this.spill !== undefined && this.inMemory + bytes > this.budget) {
       const spilled = this.spill.put(pack(response));
@@ -99,14 +150,35 @@ export class HeldAnswers {
     return { bytes };
   }
 
-  /** The answer's turn has come: `response` whole again (read back when it was spilled), no longer counted. */
-  restore(response: FetchResponse, held: Held): void {
+  /**
+   * The answer's turn has come: `response` whole again (read back when it
+   * was spilled), no longer counted. A page staged early is returned, its
+   * body read back when asked for; with `keepEarly` false it is discarded
+   * and the body read back at once.
+   */
+  restore(response: FetchResponse, held: Held, keepEarly = true): EarlyStagedPage | undefined {
     if (held.spilled !== undefined) unpack((this.spill as BodySpill).take(held.spilled), response);
     else this.inMemory -= held.bytes;
+    const early = held.early;
+    if (early === undefined) return undefined;
+    unpackFields(held.fields as string, response);
+    this.staged.delete(early);
+    if (keepEarly) {
+      bodyFrom(response, early);
+      return early;
+    }
+    try {
+      response.body = early.body();
+    } finally {
+      early.discard();
+    }
+    return undefined;
   }
 
-  /** Closes the spill (its file's space is freed). */
+  /** Discards the pages staged early whose turn never came, and closes the spill (its file's space is freed). */
   close(): void {
+    for (const early of this.staged) early.discard();
+    this.staged.clear();
     this.spill?.close();
   }
 }

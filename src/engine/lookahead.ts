@@ -35,6 +35,7 @@
 import { CrawlerError, isCrawlerError } from '../errors.js';
 import type { FrontierEntry } from '../frontier/store.js';
 import type { FetchResponse } from '../http/client.js';
+import type { EarlyStagedPage } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { BodySpill } from './body-spill.js';
 import { HeldAnswers, type Held } from './held-answers.js';
@@ -77,6 +78,12 @@ export interface LookaheadOptions {
   /** Bytes of answers that arrived ahead kept in memory, bodies and fields (default DEFAULT_AHEAD_MEMORY of held-answers.ts). */
   memoryBudget?: number;
   /**
+   * The page of an answer that arrived ahead of its turn, staged on disk at
+   * once when the crawl will keep it (PageSink.stageEarly): its body leaves
+   * memory, and in its turn only the publish is left. Undefined: not staged.
+   */
+  stageEarly?: (entry: FrontierEntry, url: HttpUrl, response: FetchResponse) => EarlyStagedPage | undefined;
+  /**
    * Concurrency 1 only: whether the next queued entry may be requested once
    * the head's first hop ended this way (undefined: never). Answer false
    * where the crawl's visit of the head makes requests of its own (a
@@ -116,6 +123,8 @@ export interface Ready {
   url: HttpUrl | undefined;
   /** The first hop's result; for an entry whose URL cannot be requested, its error. */
   outcome: FetchOutcome;
+  /** The first hop's page, staged on disk while it waited (see `stageEarly`): publish it, or discard it. */
+  staged?: EarlyStagedPage | undefined;
 }
 
 export class Lookahead {
@@ -165,13 +174,13 @@ export class Lookahead {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
     }
-    outcome = this.restore(head, outcome);
+    const staged = this.restore(head, outcome);
     if (head.url !== undefined) {
       this.handedOut(head.url.origin);
       // The host may have been held back by maxAhead. Sequential: the crawl visits the head first.
       if (this.o.concurrency > 1) this.pump();
     }
-    return { entry: head.entry, url: head.url, outcome };
+    return { entry: head.entry, url: head.url, outcome, staged };
   }
 
   /**
@@ -187,7 +196,7 @@ export class Lookahead {
       return undefined;
     }
     this.handedOut(url.origin);
-    return slot.outcome.then((outcome) => this.restore(slot, outcome));
+    return slot.outcome.then((outcome) => (this.restore(slot, outcome, false), outcome));
   }
 
   /** True when a request other than the head's may be in flight. */
@@ -426,15 +435,25 @@ export class Lookahead {
     });
   }
 
-  /** An answer that waits for its turn (the head's is handed out at once). */
+  /** An answer that waits for its turn (the head's is handed out at once); its page staged on disk when the crawl will keep it. */
   private hold(slot: Slot, outcome: FetchOutcome): void {
-    if (outcome.response !== undefined && slot !== this.queue[this.head]) slot.held = this.answers.hold(outcome.response);
+    const response = outcome.response;
+    if (response === undefined || slot === this.queue[this.head]) return;
+    let early: EarlyStagedPage | undefined;
+    try {
+      early = slot.url === undefined ? undefined : this.o.stageEarly?.(slot.entry, slot.url, response);
+    } catch (err) {
+      // Not staged (a full disk, say): it waits as any answer, and its turn's save says what is wrong.
+      if (!isCrawlerError(err)) throw err;
+    }
+    slot.held = this.answers.hold(response, early);
   }
 
-  /** The outcome of a slot handed out, whole again. */
-  private restore(slot: Slot, outcome: FetchOutcome): FetchOutcome {
-    if (slot.held !== undefined && outcome.response !== undefined) this.answers.restore(outcome.response, slot.held);
+  /** Makes a slot's outcome whole again; returns its page staged early (kept only when `keepEarly`). */
+  private restore(slot: Slot, outcome: FetchOutcome, keepEarly = true): EarlyStagedPage | undefined {
+    const held = slot.held;
     slot.held = undefined;
-    return outcome;
+    if (held === undefined || outcome.response === undefined) return undefined;
+    return this.answers.restore(outcome.response, held, keepEarly);
   }
 }

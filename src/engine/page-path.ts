@@ -21,7 +21,7 @@ import type { ClaimEntry } from '../frontier/claim-store.js';
 import type { FrontierEntry, SavedPage } from '../frontier/store.js';
 import type { FetchResponse } from '../http/client.js';
 import { ExchangeError } from '../http/connection.js';
-import type { PageSink, StagedPage } from '../sink/page-sink.js';
+import type { EarlyStagedPage, PageSink, StagedPage } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { conditionalHeaders, refreshed, savedPage, type EarlierPage, type EarlierPages } from './earlier-pages.js';
 import type { CrawlEvent, CrawlEventSink, LinkAction, Refreshed } from './events.js';
@@ -166,9 +166,35 @@ export class PagePath {
   /**
    * Visits a taken entry. `first` is its first request's outcome when the
    * scheduler fetched it ahead (undefined: fetched now); `fetchHop`, where a
-   * redirect's target may have been fetched ahead too.
+   * redirect's target may have been fetched ahead too; `staged`, the first
+   * answer's page staged on disk while it waited (see `stageEarly`): the
+   * visit's page when it is that page, else discarded.
    */
-  async visit(entry: FrontierEntry, first?: FetchOutcome, fetchHop?: (url: HttpUrl) => Promise<FetchOutcome> | undefined): Promise<Visit> {
+  async visit(entry: FrontierEntry, first?: FetchOutcome, fetchHop?: (url: HttpUrl) => Promise<FetchOutcome> | undefined, staged?: EarlyStagedPage): Promise<Visit> {
+    if (staged === undefined) return this.visitOn(entry, first, fetchHop, undefined);
+    let visit: Visit | undefined;
+    try {
+      visit = await this.visitOn(entry, first, fetchHop, staged);
+      return visit;
+    } finally {
+      if (visit?.end !== 'done' || visit.page !== staged) staged.discard();
+    }
+  }
+
+  /**
+   * The page of an answer that arrived ahead of its turn, staged on disk at
+   * once (the sink's stageEarly) when the program will keep it: a final
+   * answer its verdict keeps. Not in a refresh, whose kept page may be an
+   * earlier copy. Undefined: not staged.
+   */
+  stageEarly(entry: FrontierEntry, url: HttpUrl, response: FetchResponse): EarlyStagedPage | undefined {
+    const { sink, policy } = this.o;
+    if (sink.stageEarly === undefined || this.o.earlier !== undefined || redirectLocation(response) !== undefined) return undefined;
+    if (!policy.verdict({ entry, url, depth: entry.depth, response }).keep) return undefined;
+    return sink.stageEarly({ url, depth: entry.depth, body: response.body });
+  }
+
+  private async visitOn(entry: FrontierEntry, first: FetchOutcome | undefined, fetchHop: ((url: HttpUrl) => Promise<FetchOutcome> | undefined) | undefined, staged: EarlyStagedPage | undefined): Promise<Visit> {
     const { policy, onEvent } = this.o;
     const depth = entry.depth;
     let start: HttpUrl;
@@ -225,10 +251,12 @@ export class PagePath {
     const earlier = this.o.earlier?.page(url.key);
     // A 304 means "the copy you have is current" only when we asked with that copy's validators.
     const unchanged = response.status === 304 && conditionalHeaders(earlier) !== undefined ? earlier : undefined;
-    let body = response.body;
+    // Read when needed: a page staged early has its body on disk, and one at the depth limit is not scanned.
+    let earlierBody: Buffer | undefined;
+    const body = (): Buffer => earlierBody ?? response.body;
     if (unchanged !== undefined) {
       try {
-        body = await (this.o.earlier as EarlierPages).body(unchanged);
+        earlierBody = await (this.o.earlier as EarlierPages).body(unchanged);
       } catch (err) {
         if (!isCrawlerError(err)) throw err;
         return this.done([{ type: 'failed', url: url.key, depth, reason: policy.failureReason(err), error: err }]);
@@ -236,16 +264,17 @@ export class PagePath {
     }
     const verdict = policy.verdict({ entry, url, depth, response, unchanged });
     if (!verdict.keep) return this.done(verdict.reason === undefined ? [] : [{ type: 'failed', url: url.key, depth, reason: verdict.reason }]);
-    const page = await this.o.sink.stage({ url, depth, body });
+    const early = staged !== undefined && outcome === first && staged.key === url.key && staged.depth === depth && unchanged === undefined;
+    const page = early ? staged : await this.o.sink.stage({ url, depth, body: body() });
     let scan: PageScan<ClaimEntry> | undefined;
     if (verdict.scan && verdict.match === undefined && depth < this.o.maxDepth) {
-      scan = await this.scan(url, depth, body);
+      scan = await this.scan(url, depth, body());
       if (scan === undefined) {
         page.discard();
         return { end: 'aborted' };
       }
     }
-    const refresh = this.o.earlier === undefined ? undefined : refreshed(earlier, unchanged, body);
+    const refresh = this.o.earlier === undefined ? undefined : refreshed(earlier, unchanged, body());
     return {
       end: 'done',
       links: scan?.links ?? NOTHING,
