@@ -1,6 +1,6 @@
 /**
  * The arrival guard (politeness.ts): a host's next request waits its
- * interval and 2 % more (at most 20 ms), so that network delivery holding
+ * interval and 0.5 % more (at most 20 ms), so that network delivery holding
  * one request back does not bring two closer than the interval at the
  * server; a shared crawl's host row carries the same. On an injected clock.
  */
@@ -28,15 +28,15 @@ function manualClock(): Clock & { set(ms: number): void } {
   };
 }
 
-test('the guard: 2 % of the interval, at most 20 ms, nothing without an interval', () => {
-  assert.equal(arrivalGuard(1000), 20);
-  assert.equal(arrivalGuard(200), 4);
+test('the guard: 0.5 % of the interval, at most 20 ms, nothing without an interval', () => {
+  assert.equal(arrivalGuard(1000), 5);
+  assert.equal(arrivalGuard(200), 1);
   assert.equal(arrivalGuard(60_000), ARRIVAL_GUARD_MAX_MS);
   assert.equal(arrivalGuard(0), 0);
 });
 
-test('the next request to a host waits its interval and the guard: 1.02 s at --delay 1, 0.204 s at 0.2, none at 0', () => {
-  for (const [delayMs, guard] of [[1000, 20], [200, 4], [0, 0]] as const) {
+test('the next request to a host waits its interval and the guard: 1.005 s at --delay 1, 0.201 s at 0.2, none at 0', () => {
+  for (const [delayMs, guard] of [[1000, 5], [200, 1], [0, 0]] as const) {
     const clock = manualClock();
     const p = new Politeness({ delayMs, clock });
     p.stamp('http://a.test');
@@ -56,12 +56,12 @@ test('turn: the second request\'s turn comes at the interval plus the guard, not
   release();
   let second = false;
   const next = p.turn('http://a.test').then((r) => ((second = true), r));
-  for (const at of [999, 1000, 1010, 1019.5]) {
+  for (const at of [999, 1000, 1004, 1004.5]) {
     clock.set(at);
     await new Promise((r) => setImmediate(r));
     assert.equal(second, false, `not at ${at} ms`);
   }
-  clock.set(1020);
+  clock.set(1005);
   (await next)();
   assert.equal(second, true);
 });
@@ -71,7 +71,7 @@ test('a shared crawl: the host row\'s interval after a request carries the guard
   const claim = { kind: 'page', id: 1, token: 1, origin: 'http://a.test', key: 'http://a.test/', url: 'http://a.test/', depth: 0, delayMs: 1000, robots: undefined, clock: 0, attempts: 0, streak: 0, refusal: undefined } as Claim;
   const timing = new ClaimTiming(p);
   timing.take(claim);
-  assert.equal(timing.after(claim, 0).intervalMs, 1020);
+  assert.equal(timing.after(claim, 0).intervalMs, 1005);
   p.setHostDelay('http://a.test', 5000); // a Crawl-delay of 5 s
-  assert.equal(timing.after(claim, 0).intervalMs, 5020);
+  assert.equal(timing.after(claim, 0).intervalMs, 5020, 'at most 20 ms');
 });
