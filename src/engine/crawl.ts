@@ -21,11 +21,12 @@ import type { EarlierPages } from './earlier-pages.js';
 import type { CrawlEventSink } from './events.js';
 import type { BodySpill } from './body-spill.js';
 import { Lookahead } from './lookahead.js';
-import { PagePath, type PagePolicy } from './page-path.js';
+import { PagePath } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { RobotsGate } from './robots-gate.js';
 import type { SitemapLinks, SitemapSettings } from './sitemap-links.js';
 import { redirectLocation, type FetchOutcome } from './redirects.js';
+import type { PagePolicy } from './visit-types.js';
 
 export interface CrawlOptions {
   seed: HttpUrl;

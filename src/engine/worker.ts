@@ -23,11 +23,12 @@ import type { PageSink } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { ClaimTiming } from './claim-timing.js';
 import type { CrawlEventSink } from './events.js';
-import { PagePath, type PagePolicy } from './page-path.js';
+import { PagePath } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { RobotsGate } from './robots-gate.js';
 import { StoreRobots, type StoredRobotsPolicy } from './store-robots.js';
 import type { SitemapLinks, SitemapSettings } from './sitemap-links.js';
+import type { PagePolicy } from './visit-types.js';
 
 export interface WorkerOptions {
   store: ClaimStore;
