@@ -12,6 +12,7 @@
  * every call of the store is made safe to redo (claim-postgres.ts).
  */
 import { CrawlerError } from '../errors.js';
+import { knownSocketWords } from '../http/net-errors.js';
 
 /** Default of --frontier-wait: how long a worker waits for its database to come back, ms. */
 export const DEFAULT_FRONTIER_WAIT_MS = 60_000;
@@ -64,10 +65,7 @@ export function isConnectionLoss(err: unknown, reachedBefore = true): boolean {
 /** The cause of a lost connection in a few words, for the message when the wait runs out. */
 export function lossCause(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
-  const code = (err as { code?: unknown }).code;
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ECONNRESET') return 'connection reset';
-  return err.message.replace(/\s+/g, ' ').trim();
+  return knownSocketWords(err) ?? err.message.replace(/\s+/g, ' ').trim();
 }
 
 export interface ReconnectOptions {

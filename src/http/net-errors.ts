@@ -47,6 +47,11 @@ export function socketFailureWords(err: unknown): string {
   return SOCKET_WORDS[code] ?? (code === '' ? 'connection error' : `connection error ${code}`);
 }
 
+/** A socket error in words when its code is one the table knows ("connection refused"), else undefined. */
+export function knownSocketWords(err: unknown): string | undefined {
+  return SOCKET_WORDS[systemCode(err)];
+}
+
 const DNS_WORDS: Readonly<Record<string, string>> = {
   ENOTFOUND: 'host name not found',
   EAI_NONAME: 'host name not found',

@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isCrawlerError } from '../../src/errors.js';
-import { BACKOFF_MAX_MS, databaseAddress, isConnectionLoss, Reconnect } from '../../src/frontier/pg-faults.js';
+import { BACKOFF_MAX_MS, databaseAddress, isConnectionLoss, lossCause, Reconnect } from '../../src/frontier/pg-faults.js';
 
 /** An error as pg reports one from the server (a SQLSTATE in `code`). */
 function sqlError(code: string, message = `server error ${code}`): Error {
@@ -153,4 +153,13 @@ describe('Reconnect', () => {
     assert.equal(databaseAddress('postgres://db.example/crawl'), 'db.example:5432');
     assert.equal(databaseAddress('postgresql://[bad'), 'the --frontier URL');
   });
+});
+
+test('lossCause: a socket error in the words the crawl uses for any connection, else the database\'s message on one line', () => {
+  const sys = (code: string): Error => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code });
+  assert.equal(lossCause(sys('ECONNREFUSED')), 'connection refused');
+  assert.equal(lossCause(sys('ECONNRESET')), 'connection reset by the server');
+  assert.equal(lossCause(sys('EHOSTUNREACH')), 'host unreachable');
+  assert.equal(lossCause(Object.assign(new Error('the database system is\n  shutting down'), { code: '57P03' })), 'the database system is shutting down');
+  assert.equal(lossCause('gone'), 'gone');
 });
