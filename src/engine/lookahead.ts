@@ -40,7 +40,7 @@ import type { HttpUrl } from '../url/http-url.js';
 import type { BodySpill } from './body-spill.js';
 import { HeldAnswers, type Held } from './held-answers.js';
 import type { FetchOutcome } from './redirects.js';
-import { TurnHeap, type Turn } from './turn-heap.js';
+import { HostLanes, type Lane } from './host-lanes.js';
 
 /** A host whose turn is this close (ms) is asked now: the polite fetch waits out the rest precisely. */
 const TURN_SLACK_MS = 5;
@@ -107,17 +107,6 @@ interface Slot {
   queued: boolean;
 }
 
-/** One host's entries not started yet, in order, and what it has going. */
-interface Lane extends Turn {
-  origin: string;
-  waiting: Array<Slot | undefined>;
-  /** Index of the first slot of `waiting` not started (those before it are started, and cleared). */
-  next: number;
-  inFlight: number;
-  /** Started and not yet handed out. */
-  ahead: number;
-}
-
 export interface Ready {
   entry: FrontierEntry;
   url: HttpUrl | undefined;
@@ -134,9 +123,8 @@ export class Lookahead {
   private head = 0;
   /** Links found by scanning ahead, not yet queued, in the order found; by key. */
   private readonly ahead = new Map<string, Slot>();
-  private readonly lanes = new Map<string, Lane>();
-  /** Lanes with a slot not started, by readyAt. */
-  private readonly heap = new TurnHeap<Lane>();
+  /** Each host's entries not started, and the heap of their turns (host-lanes.ts). */
+  private readonly lanes: HostLanes<Slot>;
   private inFlight = 0;
   /** Answers that arrived ahead of their turn. */
   private readonly answers: HeldAnswers;
@@ -153,6 +141,7 @@ export class Lookahead {
     this.size = c > 1 ? c * 8 : options.fetchNext !== undefined ? 2 : 1;
     this.maxTaken = c > 1 ? Math.max(this.size, options.maxTaken ?? c * 160) : this.size;
     this.waitTime = options.waitTime ?? (() => 0);
+    this.lanes = new HostLanes<Slot>({ perHost: options.perHost, maxAhead: options.maxAhead, waitTime: this.waitTime });
     this.answers = new HeldAnswers(options.spill, options.memoryBudget);
   }
 
@@ -165,7 +154,7 @@ export class Lookahead {
     // The head is needed now: when its lane has not started it (its host's turn has not come, or links
     // found ahead hold the host's quota), it is started at once; the polite fetch waits for the turn.
     if (head.outcome === undefined) {
-      if (head.url !== undefined) this.unlist(head);
+      if (head.url !== undefined) this.lanes.unlist(head, head.url.origin);
       this.start(head);
     }
     let outcome = await (head.outcome as unknown as Promise<FetchOutcome>);
@@ -176,7 +165,7 @@ export class Lookahead {
     }
     const staged = this.restore(head, outcome);
     if (head.url !== undefined) {
-      this.handedOut(head.url.origin);
+      this.lanes.handedOut(head.url.origin);
       // The host may have been held back by maxAhead. Sequential: the crawl visits the head first.
       if (this.o.concurrency > 1) this.pump();
     }
@@ -192,10 +181,10 @@ export class Lookahead {
     if (slot === undefined) return undefined;
     this.ahead.delete(url.key);
     if (slot.outcome === undefined) {
-      this.unlist(slot); // not started: the caller fetches it
+      this.lanes.unlist(slot, url.origin); // not started: the caller fetches it
       return undefined;
     }
-    this.handedOut(url.origin);
+    this.lanes.handedOut(url.origin);
     return slot.outcome.then((outcome) => (this.restore(slot, outcome, false), outcome));
   }
 
@@ -217,13 +206,6 @@ export class Lookahead {
     return this.queue.length - this.head;
   }
 
-  private handedOut(host: string): void {
-    const lane = this.lanes.get(host);
-    if (lane === undefined) return;
-    lane.ahead--;
-    this.retire(lane);
-  }
-
   /**
    * Takes entries ahead: up to the window's size, and on, up to maxTaken,
    * while some host at hand waits for its turn and fewer hosts can start
@@ -238,9 +220,10 @@ export class Lookahead {
     const budget = this.o.budget();
     const free = this.o.concurrency - this.inFlight;
     const soon = performance.now() + TURN_SLACK_MS;
-    let ready = this.maxTaken > this.size && free > 0 ? this.heap.countReady(soon, free) : free;
+    const heap = this.lanes.heap;
+    let ready = this.maxTaken > this.size && free > 0 ? heap.countReady(soon, free) : free;
     // Counted in full when below `free`: the other lanes of the heap wait for their turn.
-    let waiting = ready < free && this.heap.size > ready;
+    let waiting = ready < free && heap.size > ready;
     while (this.taken < budget && this.taken < (waiting && ready < free ? this.maxTaken : this.size)) {
       const entry = this.o.take();
       if (entry === undefined) return;
@@ -267,8 +250,8 @@ export class Lookahead {
       this.queue.push(slot);
       if (url === undefined) continue;
       // A lane already in the heap is counted above; one this entry puts there is counted now.
-      const armed = this.lanes.get(url.origin)?.at ?? -1;
-      const lane = this.list(slot, url.origin);
+      const armed = this.lanes.armedAt(url.origin);
+      const lane = this.lanes.list(slot, url.origin);
       if (armed === -1 && lane.at !== -1) {
         if (lane.readyAt <= soon) ready++;
         else waiting = true;
@@ -283,51 +266,8 @@ export class Lookahead {
       if (this.ahead.has(entry.key)) continue;
       const slot: Slot = { entry, url, resolveError: undefined, outcome: undefined, queued: false };
       this.ahead.set(entry.key, slot);
-      this.list(slot, url.origin);
+      this.lanes.list(slot, url.origin);
     }
-  }
-
-  /** Puts a slot at the end of its host's lane (queued entries first: a link found ahead goes after them); returns the lane. */
-  private list(slot: Slot, origin: string): Lane {
-    let lane = this.lanes.get(origin);
-    if (lane === undefined) {
-      lane = { origin, waiting: [], next: 0, inFlight: 0, ahead: 0, at: -1, readyAt: 0 };
-      this.lanes.set(origin, lane);
-    }
-    lane.waiting.push(slot);
-    this.arm(lane);
-    return lane;
-  }
-
-  /** Takes a slot not started off its lane (it is started, or fetched by the caller, out of the lane's order). */
-  private unlist(slot: Slot): void {
-    const lane = slot.url === undefined ? undefined : this.lanes.get(slot.url.origin);
-    if (lane === undefined) return;
-    const i = lane.waiting.indexOf(slot, lane.next);
-    if (i !== -1) lane.waiting.splice(i, 1);
-    if (lane.at !== -1 && !this.startable(lane)) this.heap.remove(lane);
-    this.retire(lane);
-  }
-
-  /** Whether the lane's next slot may be started now, as far as the lane goes. */
-  private startable(lane: Lane): boolean {
-    return lane.next < lane.waiting.length && lane.inFlight < this.o.perHost(lane.origin) && lane.ahead < this.o.maxAhead(lane.origin);
-  }
-
-  /** Puts the lane in the heap when it has a slot it may start, keyed by its host's turn. */
-  private arm(lane: Lane): void {
-    if (lane.at !== -1 || !this.startable(lane)) return;
-    lane.readyAt = performance.now() + this.waitTime(lane.origin);
-    this.heap.push(lane);
-  }
-
-  /** Forgets a lane with nothing waiting, started or held. */
-  private retire(lane: Lane): void {
-    if (lane.next >= lane.waiting.length && lane.inFlight === 0 && lane.ahead === 0 && lane.at === -1) {
-      this.lanes.delete(lane.origin);
-      return;
-    }
-    this.arm(lane);
   }
 
   /** Starts every slot whose host's turn has come, in the order of their turns, up to the concurrency. */
@@ -344,10 +284,12 @@ export class Lookahead {
 
   /** Starts the ready lanes' next requests, up to the concurrency; true when it could start more but every host left waits for its turn. */
   private startNow(): boolean {
-    while (this.inFlight < this.o.concurrency && this.heap.size > 0) {
-      const lane = this.heap.top as Lane;
-      if (!this.startable(lane)) {
-        this.heap.remove(lane); // its head was started out of turn (the crawl needed it): armed again when it ends
+    const lanes = this.lanes;
+    const heap = lanes.heap;
+    while (this.inFlight < this.o.concurrency && heap.size > 0) {
+      const lane = heap.top as Lane<Slot>;
+      if (!lanes.startable(lane)) {
+        heap.remove(lane); // its head was started out of turn (the crawl needed it): armed again when it ends
         continue;
       }
       const now = performance.now();
@@ -359,20 +301,12 @@ export class Lookahead {
       const wait = this.waitTime(lane.origin);
       if (wait > TURN_SLACK_MS) {
         lane.readyAt = now + wait;
-        this.heap.topLater();
+        heap.topLater();
         continue;
       }
-      const slot = lane.waiting[lane.next] as Slot;
-      if (!this.sequentialAllows(slot)) return false;
-      this.heap.remove(lane);
-      // A started slot leaves its lane: kept there, its answer (the body) would outlive its page.
-      lane.waiting[lane.next++] = undefined;
-      if (lane.next > 64 && lane.next * 2 > lane.waiting.length) {
-        lane.waiting = lane.waiting.slice(lane.next);
-        lane.next = 0;
-      }
-      this.start(slot, lane);
-      this.arm(lane);
+      if (!this.sequentialAllows(lane.waiting[lane.next] as Slot)) return false;
+      this.start(lanes.takeNext(lane));
+      lanes.arm(lane);
     }
     return false;
   }
@@ -400,20 +334,14 @@ export class Lookahead {
     );
   }
 
-  private start(slot: Slot, lane?: Lane): void {
+  private start(slot: Slot): void {
     if (slot.url === undefined) {
       slot.outcome = Promise.resolve({ error: slot.resolveError as CrawlerError });
       return;
     }
     const url = slot.url;
-    const on = lane ?? this.lanes.get(url.origin);
     this.inFlight++;
-    if (on !== undefined) {
-      on.inFlight++;
-      on.ahead++;
-      // Started out of the lane's turn (the crawl's head): the lane waits for it like for any of its own.
-      if (on.at !== -1 && !this.startable(on)) this.heap.remove(on);
-    }
+    this.lanes.started(url.origin);
     slot.outcome = this.o.fetch(url).then(
       (response): FetchOutcome => ({ response }),
       (err: unknown): FetchOutcome => {
@@ -424,11 +352,7 @@ export class Lookahead {
     void slot.outcome.then((outcome) => {
       slot.settled = outcome;
       this.inFlight--;
-      const l = this.lanes.get(url.origin);
-      if (l !== undefined) {
-        l.inFlight--;
-        this.retire(l);
-      }
+      this.lanes.answered(url.origin);
       if (this.o.discover !== undefined && outcome.response !== undefined) this.found(this.o.discover(slot.entry, url, outcome));
       this.hold(slot, outcome);
       this.pump();
