@@ -25,6 +25,8 @@ const TIERING_V8 = '11.3.';
 const BUDGET_DEFAULT = '--interrupt-budget=67584';
 const BUDGET_EARLY = '--interrupt-budget=16384';
 let earlyBudget = false;
+/** Set when node's command line gives no heap growth: ours is set with the early budget. */
+let ownHeapGrowth = false;
 
 /**
  * How far V8 lets the old generation grow past what survived the last full
@@ -47,7 +49,8 @@ export function tierEarly(): void {
   const given = process.execArgv.some((a) => a.includes('interrupt-budget'));
   if (given || !process.versions.v8.startsWith(TIERING_V8)) return;
   setFlagsFromString(BUDGET_EARLY);
-  if (!process.execArgv.some((a) => a.includes('heap-growing-percent'))) setFlagsFromString(HEAP_GROWTH);
+  ownHeapGrowth = !process.execArgv.some((a) => a.includes('heap-growing-percent'));
+  if (ownHeapGrowth) setFlagsFromString(HEAP_GROWTH);
   earlyBudget = true;
 }
 
@@ -55,11 +58,11 @@ export function tierEarly(): void {
 export function withDefaultTiering<T>(step: () => T): T {
   if (!earlyBudget) return step();
   setFlagsFromString(BUDGET_DEFAULT);
-  setFlagsFromString(HEAP_GROWTH_DEFAULT);
+  if (ownHeapGrowth) setFlagsFromString(HEAP_GROWTH_DEFAULT);
   try {
     return step();
   } finally {
     setFlagsFromString(BUDGET_EARLY);
-    if (!process.execArgv.some((a) => a.includes('heap-growing-percent'))) setFlagsFromString(HEAP_GROWTH);
+    if (ownHeapGrowth) setFlagsFromString(HEAP_GROWTH);
   }
 }

@@ -28,6 +28,15 @@ export interface BodySpill {
 
 let files = 0;
 
+/** Fills `buffer` from the file `fd` at `position`; throws when the file ends first. */
+export function readFullySync(fd: number, buffer: Buffer, position: number): void {
+  for (let done = 0; done < buffer.length; ) {
+    const n = readSync(fd, buffer, done, buffer.length - done, position + done);
+    if (n === 0) throw new Error('the file ended early');
+    done += n;
+  }
+}
+
 /** A spill in an anonymous file of `dir` (the crawl's own directory: the user's disk, not a tmpfs in memory). */
 export class FileBodySpill implements BodySpill {
   private fd: number | undefined;
@@ -53,11 +62,7 @@ export class FileBodySpill implements BodySpill {
   take(spilled: SpilledBody): Buffer {
     const body = Buffer.allocUnsafe(spilled.length);
     try {
-      for (let done = 0; done < spilled.length; ) {
-        const n = readSync(this.fd as number, body, done, spilled.length - done, spilled.offset + done);
-        if (n === 0) throw new Error('the file ended early');
-        done += n;
-      }
+      readFullySync(this.fd as number, body, spilled.offset);
     } catch (err) {
       throw new CrawlerError('ERR_STATE', `cannot read back a page answered ahead from ${this.dir}: ${describeError(err)}`, { cause: err });
     }

@@ -94,7 +94,6 @@ function unpack(record: Buffer, response: FetchResponse): void {
   response.body = record.subarray(4 + length);
 }
 
-/** The answers waiting for their turn and the memory they hold (see the module comment). */
 /** Makes `response.body` read `early`'s body back the first time it is asked for (and a plain field again once set). */
 function bodyFrom(response: FetchResponse, early: EarlyStagedPage): void {
   let body: Buffer | undefined;
@@ -106,6 +105,14 @@ function bodyFrom(response: FetchResponse, early: EarlyStagedPage): void {
   });
 }
 
+/** Takes the fields and the body off a response that waits (they wait elsewhere). */
+function strip(response: FetchResponse): void {
+  response.headers = NONE;
+  response.trailers = NONE;
+  response.body = EMPTY;
+}
+
+/** The answers waiting for their turn and the memory they hold (see the module comment). */
 export class HeldAnswers {
   private inMemory = 0;
   /** Pages staged early whose answers wait: discarded at close when their turn never came. */
@@ -130,9 +137,7 @@ export class HeldAnswers {
   hold(response: FetchResponse, early?: EarlyStagedPage): Held {
     if (early !== undefined) {
       const fields = packFields(response);
-      response.headers = NONE;
-      response.trailers = NONE;
-      response.body = EMPTY;
+      strip(response);
       const bytes = RESPONSE_OVERHEAD + fields.length;
       this.inMemory += bytes;
       this.staged.add(early);
@@ -141,9 +146,7 @@ export class HeldAnswers {
     const bytes = answerBytes(response);
     if (this.spill !== undefined && this.inMemory + bytes > this.budget) {
       const spilled = this.spill.put(pack(response));
-      response.headers = NONE;
-      response.trailers = NONE;
-      response.body = EMPTY;
+      strip(response);
       return { bytes: 0, spilled };
     }
     this.inMemory += bytes;

@@ -4,8 +4,9 @@
  * object of plain fields (no closures) and its body is on disk, or in the
  * page files' thread's ring until the thread has written it.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { readFullySync } from '../engine/body-spill.js';
 import { CrawlerError, describeError } from '../errors.js';
 import type { EarlyStagedPage } from './page-sink.js';
 
@@ -55,11 +56,7 @@ export class PageAhead implements EarlyStagedPage {
     let fd = -1;
     try {
       fd = openSync(path, 'r');
-      for (let done = 0; done < this.length; ) {
-        const n = readSync(fd, body, done, this.length - done, this.headLength + done);
-        if (n === 0) throw new Error('the file ended early');
-        done += n;
-      }
+      readFullySync(fd, body, this.headLength);
       return body;
     } catch (err) {
       throw new CrawlerError('ERR_STATE', `cannot read back a page answered ahead from ${path}: ${describeError(err)}`, { cause: err });

@@ -61,8 +61,6 @@ export class PageThread {
   /** The last page sent to the thread. */
   private sent = 0;
   private batch: PageJob[] = [];
-  /** The job queued last. */
-  private last: PageJob = { seq: 0, name: '', at: 0, length: 0, ringEnd: 0 };
   private timer: NodeJS.Timeout | undefined;
 
   private constructor(dir: string, fsync: boolean) {
@@ -105,7 +103,7 @@ export class PageThread {
    * it itself) or the thread has failed.
    */
   queue(name: string, head: string, body: Uint8Array): number {
-    return this.put({ name }, head, body);
+    return this.put({ name }, head, body)?.seq ?? 0;
   }
 
   /**
@@ -115,8 +113,8 @@ export class PageThread {
    * failed): stage it yourself. Publish or discard it later with `settle`.
    */
   stage(temp: string, name: string, head: string, body: Uint8Array): { seq: number; bodyAt: number } | undefined {
-    const seq = this.put({ op: 'stage', name, temp }, head, body);
-    return seq === 0 ? undefined : { seq, bodyAt: this.last.at + Buffer.byteLength(head) };
+    const job = this.put({ op: 'stage', name, temp }, head, body);
+    return job === undefined ? undefined : { seq: job.seq, bodyAt: job.at + Buffer.byteLength(head) };
   }
 
   /** A copy of the `length` bytes at `at` of the ring, a body staged as `seq`, while the thread has not written it; undefined once it has (its place is given back then). */
@@ -131,23 +129,24 @@ export class PageThread {
     return this.seq;
   }
 
-  private put(what: { name: string; op?: 'stage'; temp?: string }, head: string, body: Uint8Array): number {
-    if (this.failure !== undefined) return 0;
+  /** Copies a page into the ring and queues its job; undefined when there is no room or the thread failed. */
+  private put(what: { name: string; op?: 'stage'; temp?: string }, head: string, body: Uint8Array): PageJob | undefined {
+    if (this.failure !== undefined) return undefined;
     const headLength = Buffer.byteLength(head);
     const length = headLength + body.length;
     const place = this.ring.reserve(length + ALIGN_SLACK);
-    if (place === undefined) return 0;
+    if (place === undefined) return undefined;
     const bytes = this.ring.bytes;
     // The file is one piece, head then body: it starts where the body's copy is word by word.
     const at = place.offset + alignedFor(body, place.offset, headLength) - headLength;
     Buffer.from(bytes.buffer, at, headLength).write(head, 'utf8');
     bytes.set(body, at + headLength);
-    this.push({ seq: ++this.seq, ...what, at, length, ringEnd: place.end });
-    return this.seq;
+    const job: PageJob = { seq: ++this.seq, ...what, at, length, ringEnd: place.end };
+    this.push(job);
+    return job;
   }
 
   private push(job: PageJob): void {
-    this.last = job;
     this.batch.push(job);
     if (this.batch.length >= BATCH_PAGES) this.send();
     else if (this.timer === undefined) {

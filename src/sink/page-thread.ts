@@ -11,9 +11,9 @@
  * The first write that fails is reported with the last page written before
  * it, and nothing after it is written: the crawl stops at that page.
  */
+import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { CrawlerError, describeError } from '../errors.js';
-import { join } from 'node:path';
 import { discardStagedSync, publishStagedSync, stageFileSync, writeFileAtomicSync } from './atomic-file.js';
 import type { FromPageThread, PageThreadData, ToPageThread } from './page-thread-client.js';
 

@@ -208,12 +208,22 @@ export class TsePageDirectory implements PageSink, AheadOwner {
       this.unwritten.push([id, seq]);
       return id;
     }
-    // No thread yet, or no room in its ring: written here and now, and timed while a thread may be wanted.
+    // No thread yet, or no room in its ring: written here and now.
+    this.writeHere(() => writeFileAtomicSync(this.dir, String(id), pageChunks(page), { fsync: this.fsync }));
+    return id;
+  }
+
+  /** Makes a page file's write on this thread, timed while a thread may be wanted. */
+  private writeHere(write: () => void): void {
     const timed = this.threadWhenOverUs !== undefined && this.starting === undefined;
     const start = timed ? this.now() : 0;
-    writeFileAtomicSync(this.dir, String(id), pageChunks(page), { fsync: this.fsync });
+    write();
     if (timed) this.timeWrite(this.now() - start);
-    return id;
+  }
+
+  /** Throws ERR_STATE unless `id` is the next ID (a private crawl's pages are published in order). */
+  private checkNext(key: string, id: number): void {
+    if (id !== this.nextId) throw new CrawlerError('ERR_STATE', `page ${key} published as ${id}, but the next ID is ${this.nextId}`);
   }
 
   /** Adds a write to the window; at its end, starts the thread when enough recent windows' writes were slow. */
@@ -283,7 +293,7 @@ export class TsePageDirectory implements PageSink, AheadOwner {
     if (this.staging === 'memory') {
       return {
         publish: async (id) => {
-          if (id !== this.nextId) throw new CrawlerError('ERR_STATE', `page ${page.url} published as ${id}, but the next ID is ${this.nextId}`);
+          this.checkNext(page.url, id);
           await this.save(page);
         },
         discard: () => undefined,
@@ -311,12 +321,7 @@ export class TsePageDirectory implements PageSink, AheadOwner {
     const head = pageHead(page);
     const temp = tempName('ahead');
     const queued = this.thread?.stage(temp, 'ahead', head, page.body);
-    if (queued === undefined) {
-      const timed = this.threadWhenOverUs !== undefined && this.starting === undefined;
-      const start = timed ? this.now() : 0;
-      stageFileSync(this.dir, 'ahead', pageChunks(page), { fsync: this.fsync, temp });
-      if (timed) this.timeWrite(this.now() - start);
-    }
+    if (queued === undefined) this.writeHere(() => stageFileSync(this.dir, 'ahead', pageChunks(page), { fsync: this.fsync, temp }));
     return new PageAhead(this, page.url, page.depth, temp, Buffer.byteLength(head), page.body.length, queued?.seq ?? 0, queued?.bodyAt ?? 0);
   }
 
@@ -328,7 +333,7 @@ export class TsePageDirectory implements PageSink, AheadOwner {
       discardStagedSync(path);
       throw failure;
     }
-    if (id !== this.nextId) throw new CrawlerError('ERR_STATE', `page ${page.key} published as ${id}, but the next ID is ${this.nextId}`);
+    this.checkNext(page.key, id);
     const seq = page.seq === 0 ? 0 : (this.thread as PageThread).settle('publish', page.temp, String(id));
     if (seq !== 0) this.unwritten.push([id, seq]);
     else publishStagedSync(path, this.dir, String(id));
