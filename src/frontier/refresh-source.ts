@@ -30,7 +30,7 @@ import { hasOurMarker, MARKER } from '../sink/tse-pagedir.js';
 import { seriesIndex } from '../archive/warc-names.js';
 import { PagesReader } from './pages-table.js';
 import { openDatabase } from './sqlite-open.js';
-import { META_ARCHIVE, META_EARLIER_ARCHIVES, SCHEMA_VERSION } from './sqlite-store.js';
+import { META_ARCHIVE, META_EARLIER_ARCHIVES, SCHEMA_VERSION } from './sqlite-meta.js';
 
 /** Pages looked up by URL kept in front of the database (a URL is asked about by the window, the page path and the archive). */
 const CACHE = 256;

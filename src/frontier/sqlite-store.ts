@@ -22,33 +22,17 @@ import { removeFileSync } from '../sink/atomic-file.js';
 import { CrawlerError, writeError } from '../errors.js';
 import { STATE_FILE, stateFileParts } from '../sink/state-file.js';
 import { PAGES_DDL, PagesTable, type RefreshCounts } from './pages-table.js';
-import { forgetEarlierFiles, MORE_SEEDS, OWNED_THROUGH, readEarlierCrawl } from './state-ownership.js';
+import { checkCrawl, readMeta, recordCrawl, type CrawlRecord } from './sqlite-meta.js';
+import { forgetEarlierFiles, OWNED_THROUGH, readEarlierCrawl } from './state-ownership.js';
 import type { FrontierEntry, FrontierStore, PageCompletion } from './store.js';
 
 export { STATE_FILE };
 // Read by a new crawl before it replaces the state (the page directory's ownership check).
 export { forgetEarlierFiles, readEarlierCrawl };
-/**
- * The state's version, in its meta table: a state of another version is
- * not resumed. 2: urls.attempts (retries survive a resume). 3: the pages
- * table (each saved page's validators and archive capture, which a later
- * refresh reads: earlier-crawl.ts).
- */
-export const SCHEMA_VERSION = '3';
+
 const PREFETCH = 64;
 
-/** What identifies a crawl: resuming requires the same. */
-export interface CrawlIdentity {
-  seed: string;
-  maxDepth: number;
-  /** A refresh (crawler --since): the earlier crawl's directory, by its real path. */
-  since?: string | undefined;
-  /** The identity keys of the seeds after `seed` (crawler --seeds), in order (absent: none). */
-  moreSeeds?: readonly string[];
-}
-
-
-export interface SqliteFrontierOptions extends CrawlIdentity {
+export interface SqliteFrontierOptions extends CrawlRecord {
   /** Continue the crawl recorded in the file (else any earlier state is replaced). */
   resume: boolean;
   /** Most keys kept in memory in front of the index (default 200,000). */
@@ -62,27 +46,7 @@ export interface SqliteFrontierOptions extends CrawlIdentity {
    * durably done (see commitDue).
    */
   commitGate?: () => boolean;
-  /**
-   * A new crawl only: page files of earlier crawls of ours still in the
-   * directory have IDs up to this (0: none). Kept in the state, so that the
-   * crawl, resumed or not, removes them when it ends, and a later crawl
-   * knows them as ours.
-   */
-  ownedThrough?: number;
-  /** The crawl archive's file (--warc), by its absolute path: a later refresh packages its records (meta `archive`). */
-  archive?: string | undefined;
-  /**
-   * A refresh: the archive files (by absolute path) of the crawls before it
-   * whose records its unchanged pages' captures name, which a refresh of
-   * this crawl packages too (meta `earlierArchives`, JSON).
-   */
-  earlierArchives?: readonly string[] | undefined;
 }
-
-/** The meta keys of CrawlIdentity.since, SqliteFrontierOptions.archive and .earlierArchives. */
-const META_SINCE = 'since';
-export const META_ARCHIVE = 'archive';
-export const META_EARLIER_ARCHIVES = 'earlierArchives';
 
 const STATE_PENDING = 0;
 const STATE_DONE = 1;
@@ -160,44 +124,9 @@ export class SqliteFrontier implements FrontierStore {
     } catch (err) {
       throw new CrawlerError('ERR_STATE', `cannot open crawl state ${path}: ${(err as Error).message}`, { cause: err });
     }
-    const meta = (key: string): string | undefined =>
-      (this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
     this.resumed = existed && options.resume;
-    if (this.resumed) {
-      const seed = meta('seed');
-      const depth = meta('maxDepth');
-      if (meta('version') !== SCHEMA_VERSION) throw new CrawlerError('ERR_STATE', `crawl state ${path} is of another version; run without --resume`);
-      if (seed !== options.seed || depth !== String(options.maxDepth)) {
-        throw new CrawlerError('ERR_STATE', `${dir} holds a crawl of ${seed} to depth ${depth}, not of ${options.seed} to depth ${options.maxDepth}; run without --resume to replace it`);
-      }
-      const since = meta(META_SINCE);
-      if ((since ?? '') !== (options.since ?? '')) {
-        throw new CrawlerError(
-          'ERR_STATE',
-          since === undefined || since === ''
-            ? `${dir} holds a crawl that refreshed no earlier one; run without --since to resume it`
-            : `${dir} holds a refresh of the crawl in ${since}; resume it with --since ${since}`,
-        );
-      }
-      const more = meta(MORE_SEEDS) ?? '[]';
-      if (more !== JSON.stringify(options.moreSeeds ?? [])) {
-        const count = (JSON.parse(more) as unknown[]).length;
-        throw new CrawlerError('ERR_STATE', `${dir} holds a crawl from ${count === 0 ? 'no --seeds file' : `${count} more seed${count === 1 ? '' : 's'} (--seeds)`}, not from these; resume with the same seed file, or run without --resume to replace it`);
-      }
-    } else {
-      const put = this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
-      this.db.transaction(() => {
-        put.run('version', SCHEMA_VERSION);
-        put.run('seed', options.seed);
-        if (options.moreSeeds !== undefined && options.moreSeeds.length > 0) put.run(MORE_SEEDS, JSON.stringify(options.moreSeeds));
-        put.run('maxDepth', String(options.maxDepth));
-        put.run('lastId', '0');
-        put.run(OWNED_THROUGH, String(options.ownedThrough ?? 0));
-        if (options.since !== undefined) put.run(META_SINCE, options.since);
-        if (options.archive !== undefined) put.run(META_ARCHIVE, options.archive);
-        if (options.earlierArchives !== undefined && options.earlierArchives.length > 0) put.run(META_EARLIER_ARCHIVES, JSON.stringify(options.earlierArchives));
-      })();
-    }
+    if (this.resumed) checkCrawl(this.db, dir, path, options);
+    else recordCrawl(this.db, options);
     this.stmt = {
       insert: this.db.prepare('INSERT OR IGNORE INTO urls (key, url, depth, state) VALUES (?, ?, ?, ?)'),
       seen: this.db.prepare('SELECT 1 FROM urls WHERE key = ?').pluck(),
@@ -218,8 +147,8 @@ export class SqliteFrontier implements FrontierStore {
     this.cacheLimit = options.cacheLimit ?? 200_000;
     this.commitIntervalMs = options.commitIntervalMs ?? 100;
     this.commitGate = options.commitGate;
-    this.lastId = Number(meta('lastId') ?? '0');
-    this.ownedThrough = Number(meta(OWNED_THROUGH) ?? '0');
+    this.lastId = Number(readMeta(this.db, 'lastId') ?? '0');
+    this.ownedThrough = Number(readMeta(this.db, OWNED_THROUGH) ?? '0');
     this.storedId = this.lastId;
     this.pendingCount = this.db.prepare(`SELECT count(*) FROM urls WHERE state = ${STATE_PENDING}`).pluck().get() as number;
     const total = this.db.prepare('SELECT count(*) FROM urls').pluck().get() as number;
