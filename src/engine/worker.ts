@@ -15,12 +15,13 @@
  * is queued at the same depth, not followed (a lane holds one host's turn).
  */
 import type { LinkExtractor } from '../extract/types.js';
-import type { Claim, ClaimCrawlConfig, ClaimOptions, ClaimStore } from '../frontier/claim-store.js';
+import { POLL_WAIT_MS, type Claim, type ClaimCrawlConfig, type ClaimOptions, type ClaimStore } from '../frontier/claim-store.js';
 import { systemClock, type Clock } from '../frontier/clock.js';
 import type { FrontierEntry } from '../frontier/store.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { PageSink } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
+import { ClaimGate } from './claim-gate.js';
 import { ClaimTiming } from './claim-timing.js';
 import type { CrawlEventSink } from './events.js';
 import { PagePath } from './page-path.js';
@@ -29,6 +30,9 @@ import { RobotsGate } from './robots-gate.js';
 import { StoreRobots, type StoredRobotsPolicy } from './store-robots.js';
 import type { SitemapLinks, SitemapSettings } from './sitemap-links.js';
 import type { PagePolicy } from './visit-types.js';
+
+/** The longest a saved page waits to be published with a claim while the lane asking sleeps on the store's wait. */
+export const PUBLISH_WITHIN_MS = POLL_WAIT_MS;
 
 export interface WorkerOptions {
   store: ClaimStore;
@@ -79,13 +83,17 @@ export class Worker {
   private readonly path: PagePath;
   private readonly timing: ClaimTiming;
   private readonly robots: StoreRobots;
+  private readonly gate: ClaimGate;
   private sitemaps: SitemapLinks | undefined;
   private saved = 0;
+  /** Saved pages whose files are in place, waiting to be published with the next claim. */
+  private readonly unpublished: Claim[] = [];
 
   constructor(options: WorkerOptions) {
     this.o = options;
     this.clock = options.clock ?? systemClock;
     this.signal = options.signal === undefined ? this.halt.signal : AbortSignal.any([options.signal, this.halt.signal]);
+    this.gate = new ClaimGate(this.clock, this.signal, Math.max(1, options.lanes));
     this.timing = new ClaimTiming(options.politeness);
     // Links to a host whose rules this worker does not know yet: learnt from the store (or fetched through it) when found.
     const gate = new RobotsGate({ politeness: options.politeness, enabled: options.config.robots, onEvent: options.onEvent, load: (origin) => this.robots.load(origin) });
@@ -124,6 +132,7 @@ export class Worker {
     const ends: Array<WorkerSummary['stoppedBy']> = [];
     try {
       await Promise.all(Array.from({ length: Math.max(1, this.o.lanes) }, () => this.lane().then((end) => void ends.push(end))));
+      await this.publishWaiting();
     } finally {
       this.halt.abort();
     }
@@ -133,13 +142,14 @@ export class Worker {
 
   /**
    * One claim at a time, until the crawl is done or this worker stops. A
-   * saved page is published with the lane's next claim (one call to the
-   * store, not two), or on its own when the lane stops.
+   * saved page is published with the worker's next claim, whichever lane
+   * asks (one call to the store for all the pages saved meanwhile, not one
+   * each): while a lane sleeps on the store's wait, within PUBLISH_WITHIN_MS.
+   * A lane that stops publishes what waits on its own.
    */
   private async lane(): Promise<WorkerSummary['stoppedBy']> {
-    let published: Claim | undefined;
     const stop = async (why: WorkerSummary['stoppedBy']): Promise<WorkerSummary['stoppedBy']> => {
-      if (published !== undefined) await this.o.store.published(published);
+      await this.publishWaiting();
       return why;
     };
     try {
@@ -151,9 +161,13 @@ export class Worker {
           await room;
           continue;
         }
-        const before = this.clock.now();
-        const r = await this.o.store.claim(this.o.claim, published);
-        published = undefined;
+        // Read just before the ask that brings the claim (the store's clock is mapped from it): not before
+        // the lane's turn in line, which would put the request's start, and the host's next turn, later.
+        let before = 0;
+        const r = await this.gate.claim(() => {
+          before = this.clock.now();
+          return this.o.store.claim(this.o.claim, this.unpublished.splice(0));
+        });
         if ('done' in r) return 'done';
         if ('waitMs' in r) {
           await this.clock.sleep(r.waitMs, this.signal);
@@ -165,12 +179,23 @@ export class Worker {
           return 'signal';
         }
         if (claim.kind === 'robots') await this.robots.claimed(claim, before);
-        else published = await this.page(claim, before);
+        else {
+          const saved = await this.page(claim, before);
+          if (saved !== undefined) {
+            this.unpublished.push(saved);
+            this.gate.soon(PUBLISH_WITHIN_MS);
+          }
+        }
       }
     } catch (err) {
       this.halt.abort(); // one lane's failure (the store, the disk) stops the others
       throw err;
     }
+  }
+
+  /** Publishes on their own the saved pages still waiting to ride on a claim. */
+  private async publishWaiting(): Promise<void> {
+    for (let c = this.unpublished.shift(); c !== undefined; c = this.unpublished.shift()) await this.o.store.published(c);
   }
 
   /** Visits a claimed page and completes the claim; resolves with the claim when its page was saved (to be published: its file is in place). */
@@ -214,6 +239,7 @@ export class Worker {
       this.saved++;
     }
     path.told(done, { documentId: result.documentId, added: result.added });
+    if (result.added.includes(true)) this.gate.nudge(); // a new host may be ready now
     // The seed's page is in: its host's sitemaps give links at depth 1 (after the seed's own), through the store.
     if (this.sitemaps !== undefined && page !== undefined && done.url !== undefined && claim.depth === 0 && claim.depth < this.o.config.maxDepth) {
       await this.sitemaps.queueLinks(done.url.origin, 1, (links) => store.add(links));

@@ -122,8 +122,8 @@ export class MemoryClaimStore implements ClaimStore {
     return markAdded(entries, inserted);
   }
 
-  async claim(options: ClaimOptions, published?: Claim): Promise<ClaimResult> {
-    if (published !== undefined) this.publish(published);
+  async claim(options: ClaimOptions, published: readonly Claim[] = []): Promise<ClaimResult> {
+    for (const p of published) this.publish(p);
     const now = this.now();
     this.reap(now);
     const floor = options.strictBfs ? this.frontierDepth() : undefined;

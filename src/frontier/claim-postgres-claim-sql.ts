@@ -8,7 +8,7 @@
  */
 export const PC_CLAIM_SQL = `-- p_token is the caller's (see pc_token_block_seq); p_redo says this call is made again after a lost
 -- connection: the claim its first try made, if that committed, is returned again.
-CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean, p_poll double precision, p_pub_id bigint, p_pub_token bigint,
+CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean, p_poll double precision, p_pub_ids bigint[], p_pub_tokens bigint[],
   p_token bigint, p_redo boolean)
 RETURNS TABLE (kind text, id bigint, token bigint, origin text, key text, url text, depth int,
                delay_ms double precision, robots_status int, robots_body text, clock double precision, wait_ms double precision,
@@ -32,8 +32,16 @@ DECLARE
   r record;
   w record;
 BEGIN
-  -- The caller's last saved page is in place (pc_published, without a round trip of its own).
-  IF p_pub_id IS NOT NULL THEN PERFORM pc_published(p_pub_id, p_pub_token); END IF;
+  -- The pages the caller's lanes saved since its last claim are in place (pc_published, without a round
+  -- trip each): their queue rows are the caller's own, locked in the order of their ids.
+  -- (What pc_published does, for all of them in two statements: pc_published called once a row
+  -- from a query here cost some 30 ms a call.)
+  IF p_pub_ids IS NOT NULL THEN
+    PERFORM 1 FROM pc_queue q WHERE q.id = ANY (p_pub_ids) ORDER BY q.id FOR UPDATE;
+    UPDATE pc_queue SET state = 2 FROM unnest(p_pub_ids, p_pub_tokens) AS u(i, t)
+      WHERE pc_queue.id = u.i AND pc_queue.token = u.t AND pc_queue.state = 1;
+    DELETE FROM pc_done WHERE pc_done.token = ANY (p_pub_tokens);
+  END IF;
   IF p_redo THEN
     RETURN QUERY SELECT 'page'::text, q.id, q.token, ph.origin, q.key, q.url, q.depth, ph.delay_ms, ph.robots_status, ph.robots_body,
         v_now, NULL::double precision, q.attempts, ph.streak, ph.refusal

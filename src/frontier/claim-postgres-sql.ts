@@ -4,7 +4,8 @@
  * is also published (its file is in place: until then its claim is out, so
  * a worker that dies before renaming the page loses nothing): `pc_published`
  * on its own, or, what a worker does, as the first step of its next
- * `pc_claim` (its `p_pub_id`, `p_pub_token`), with no round trip of its own.
+ * `pc_claim` (its `p_pub_ids`, `p_pub_tokens`: the pages its lanes saved
+ * since its last claim), with no round trip of its own.
  *
  * Times are milliseconds since the epoch on the database's clock
  * (`clock_timestamp()`), as double precision, so every worker shares one
@@ -39,8 +40,8 @@
  *   completion whose lease was lost still moves its host's next fetch time
  *   (pc_started), after its queue row, as any completion does.
  * - pc_published locks only its own queue row (and its own pc_done row);
- *   pc_claim publishing first locks it before anything else, holding
- *   nothing while it does. pc_release: its queue row, then its host row.
+ *   pc_claim publishing first locks those rows, in the order of their ids,
+ *   before anything else, holding nothing else while it does. pc_release: its queue row, then its host row.
  * - Expired leases are reaped only when no host is ready, `SKIP LOCKED`
  *   too (a claim that published a row holds it, so a reaper that waited for
  *   rows could wait for a claim that waits for it); the reaped rows' hosts
@@ -188,6 +189,8 @@ DO $$ BEGIN
   END IF;
 END $$;
 DROP FUNCTION IF EXISTS pc_complete(text, bigint, bigint, text, double precision, boolean, text[], text[], int[], text[], int, text, double precision);
+-- Before a claim carried several publications (one page's id and token).
+DROP FUNCTION IF EXISTS pc_claim(double precision, boolean, double precision, bigint, bigint, bigint, boolean);
 -- Version 4's (the server minted the tokens; release knew no request start).
 DROP FUNCTION IF EXISTS pc_claim(double precision, boolean, double precision, bigint, bigint);
 DROP FUNCTION IF EXISTS pc_robots_for(text, int, double precision, double precision);

@@ -233,14 +233,16 @@ export class PostgresClaimStore implements ClaimStore {
     return markAdded(entries, new Set(r.rows[0]?.pc_add ?? []));
   }
 
-  async claim(options: ClaimOptions, published?: Claim): Promise<ClaimResult> {
+  async claim(options: ClaimOptions, published: readonly Claim[] = []): Promise<ClaimResult> {
+    const pubIds = published.length === 0 ? null : published.map((p) => p.id);
+    const pubTokens = published.length === 0 ? null : published.map((p) => p.token);
     const token = await this.mintToken();
     let sentAt = 0;
     const r = await this.query<ClaimRow>(
       'SELECT * FROM pc_claim($1, $2, $3, $4, $5, $6, $7)',
       (attempt) => {
         sentAt = this.now();
-        return [options.leaseMs, options.strictBfs, POLL_WAIT_MS, published?.id ?? null, published?.token ?? null, token, attempt > 0];
+        return [options.leaseMs, options.strictBfs, POLL_WAIT_MS, pubIds, pubTokens, token, attempt > 0];
       },
       'pc_claim',
     );

@@ -259,9 +259,9 @@ export class SqliteClaimStore implements ClaimStore {
     return this.tx(() => this.addUnlocked(entries));
   }
 
-  async claim(options: ClaimOptions, published?: Claim): Promise<ClaimResult> {
+  async claim(options: ClaimOptions, published: readonly Claim[] = []): Promise<ClaimResult> {
     return this.tx((): ClaimResult => {
-      if (published !== undefined) this.stmt('pageDone').run(published.id, published.token);
+      for (const p of published) this.stmt('pageDone').run(p.id, p.token);
       const now = this.now();
       const floor = options.strictBfs ? ((this.stmt('floor').get() as number | null) ?? null) : null;
       let found = this.candidate(floor, now);

@@ -174,12 +174,12 @@ export interface ClaimStore {
    * that first. `waitMs` when nothing is ready yet (or claims are out that
    * may add more); `done` when nothing is waiting and no claim is out.
    *
-   * `published`, when given, is a claim whose saved page is now in place: it
-   * is marked done first, exactly as `published(claim)` would, so a worker's
-   * next claim and its last page's publication cost one call (one round
-   * trip to a database) instead of two.
+   * `published`, when given, are claims whose saved pages are now in place:
+   * each is marked done first, exactly as `published(claim)` would, so a
+   * worker's next claim and the publication of the pages its lanes saved
+   * meanwhile cost one call (one round trip to a database), not one each.
    */
-  claim(options: ClaimOptions, published?: Claim): Promise<ClaimResult>;
+  claim(options: ClaimOptions, published?: readonly Claim[]): Promise<ClaimResult>;
   /**
    * Ends a claim (see Completion). A completion after the lease was lost is
    * refused (`ok` false); its `startedAt` still counts for the host (the

@@ -165,7 +165,7 @@ test('a saved page is published with the lane\'s next claim: one call to the sto
   const inner = new MemoryClaimStore();
   const calls = { claim: 0, withPublished: 0, published: 0 };
   const store = wrap(inner, {
-    claim: (o, p) => (calls.claim++, p !== undefined && calls.withPublished++, inner.claim(o, p)),
+    claim: (o, p = []) => (calls.claim++, (calls.withPublished += p.length), inner.claim(o, p)),
     published: (c) => (calls.published++, inner.published(c)),
   });
   const sum = await makeWorker(store, seed, dirs.temp('worker-publish-'), [], { lanes: 1 }).run();
@@ -176,6 +176,38 @@ test('a saved page is published with the lane\'s next claim: one call to the sto
   assert.equal(calls.published, 0, 'no separate publish call');
   assert.equal(calls.withPublished, 5, 'each of the 5 saves rides on a claim');
   assert.ok(calls.claim >= 7, `6 claims (5 pages and the redirect) and the last one that says done, at least (${calls.claim})`);
+});
+
+test('lanes publish their saved pages with the next claim any of them makes: no publish call of its own, every page published once', async (t) => {
+  const paths = Array.from({ length: 8 }, (_, i) => `/p${i}.html`);
+  const s = await startSite({ '/': { body: page('home', paths) }, ...Object.fromEntries(paths.map((p) => [p, { body: page(p) }])) });
+  t.after(() => s.close());
+  const seed = parseHttpUrl(`${s.origin}/`);
+  const inner = new MemoryClaimStore(() => performance.now());
+  const calls = { carried: 0, published: 0, startedAhead: -Infinity };
+  const store = wrap(inner, {
+    claim: (o, p = []) => {
+      calls.carried += p.length;
+      return inner.claim(o, p);
+    },
+    published: (c) => (calls.published++, inner.published(c)),
+    complete: (c, x) => {
+      // The store's clock is this process's: a request cannot have started after its completion (the
+      // estimate may be later than the start by the claim call's own time: microseconds here).
+      if (x.startedAt !== undefined) calls.startedAhead = Math.max(calls.startedAhead, x.startedAt - performance.now());
+      return inner.complete(c, x);
+    },
+  });
+  // One host at a 40 ms interval and 4 lanes: while the host waits its interval, one lane asks and the others wait in line.
+  const sum = await makeWorker(store, seed, dirs.temp('worker-carry-'), [], { lanes: 4, delayMs: 40 }).run();
+  assert.ok(sum.crawlDone);
+  assert.equal(sum.saved, 9);
+  assert.equal(calls.published, 0, 'no separate publish call');
+  assert.equal(calls.carried, 9, 'each saved page carried by exactly one claim');
+  assert.equal(new Set(s.paths()).size, s.paths().length, 'no page fetched twice');
+  // A lane's turn in line is not part of the request's start: counted in, the host's next turn
+  // moved later by each wait, and a crawl of 9 pages at 40 ms took 10 s.
+  assert.ok(calls.startedAhead <= 5, `a request's start was put ${calls.startedAhead.toFixed(1)} ms after its completion`);
 });
 
 test('a lane that stops with a page saved publishes it on its own: no claim is left out, the next worker does not fetch it again', async (t) => {

@@ -176,8 +176,24 @@ for (const [name, make, skip] of factories) {
       const seed = page(await a.claim(opts));
       assert.equal((await a.complete(seed, done({ saved: true }))).documentId, 1);
       assert.ok('waitMs' in (await b.claim(opts)), 'the saved seed is out until published');
-      assert.deepEqual(await a.claim(opts, seed), { done: true });
+      assert.deepEqual(await a.claim(opts, [seed]), { done: true });
       assert.deepEqual(await b.claim(opts), { done: true });
+    });
+
+    test('a claim that carries several published claims marks each done first (a worker\'s lanes publish together)', { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      const seed = page(await a.claim(opts));
+      assert.equal((await a.complete(seed, done({ saved: true, links: [e(A, '/1', 1), e(A, '/2', 1)] }))).documentId, 1);
+      const one = page(await a.claim(opts, [seed]));
+      const two = page(await b.claim(opts));
+      assert.deepEqual([one.key, two.key].sort(), [`${A}/1`, `${A}/2`]);
+      assert.equal((await b.complete(two, done({ saved: true }))).documentId, 2);
+      assert.equal((await a.complete(one, done({ saved: true }))).documentId, 3);
+      assert.ok('waitMs' in (await b.claim(opts)), 'both saved pages are out until published');
+      // Carried in either order, by a worker that claimed neither (its lanes' pages: any claims of the crawl's).
+      assert.deepEqual(await b.claim(opts, [one, two]), { done: true });
+      assert.deepEqual(await a.claim(opts), { done: true });
     });
 
     test('links in a completion are queued in document order at their depth', { skip }, async () => {
