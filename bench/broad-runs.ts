@@ -55,6 +55,11 @@ export interface BroadContext {
   /** PostgreSQL for the pg run: an admin URL, or why there is none. */
   /** socketUrl: the same server through its Unix socket (the workers connect through it when there is one). */
   pg: { url: string; socketUrl?: string } | { skip: string };
+  /**
+   * The niceness the runs' processes get (nice(1)), the site server's
+   * staying 0: see BROAD_NICE.
+   */
+  nice: number;
   log: (line: string) => void;
 }
 
@@ -227,7 +232,7 @@ export async function runOurs(c: BroadContext): Promise<BroadRun> {
   const command = `./crawler ${flags.join(' ')} ${scope.shown} ${seedUrl(c.site.port)} DIR 2`;
   const limit = timeoutMs(c);
   try {
-    return await measure(c, { run: 'ours', label: 'ours', command }, [() => runMeasured(join(c.repo, 'crawler'), [...flags, ...scope.args, ...tail], { cwd: c.repo, timeoutMs: limit })], () => readPageFiles([dir]));
+    return await measure(c, { run: 'ours', label: 'ours', command }, [() => runMeasured(join(c.repo, 'crawler'), [...flags, ...scope.args, ...tail], { cwd: c.repo, timeoutMs: limit, nice: c.nice })], () => readPageFiles([dir]));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -251,7 +256,7 @@ export async function runWorkers(c: BroadContext): Promise<BroadRun> {
   const command = `${c.workers} x ./crawler ${flags.join(' ').replace(db, 'postgresql://...')} ${scope.shown} ${seedUrl(c.site.port)} DIR-W 2`;
   const limit = timeoutMs(c);
   try {
-    const starts = dirs.map((dir) => () => runMeasured(join(c.repo, 'crawler'), [...flags, ...scope.args, seedUrl(c.site.port), dir, '2'], { cwd: c.repo, timeoutMs: limit }));
+    const starts = dirs.map((dir) => () => runMeasured(join(c.repo, 'crawler'), [...flags, ...scope.args, seedUrl(c.site.port), dir, '2'], { cwd: c.repo, timeoutMs: limit, nice: c.nice }));
     return await measure(c, { run: 'pg', label, command }, starts, () => readPageFiles(dirs));
   } finally {
     rmSync(parent, { recursive: true, force: true });
@@ -269,7 +274,7 @@ export async function runScrapy(c: BroadContext): Promise<BroadRun> {
   const command = `${found.python} broad_spider.py ${args.slice(1, -1).join(' ')} OUT (DOWNLOAD_DELAY ${c.delaySeconds}, CONCURRENT_REQUESTS ${c.concurrency}, 1 per host and per IP, DEPTH_PRIORITY 1, FIFO queues, ROBOTSTXT_OBEY)`;
   const limit = timeoutMs(c);
   try {
-    return await measure(c, { run: 'scrapy', label, command }, [() => runMeasured(found.python, args, { cwd: dir, timeoutMs: limit })], () => {
+    return await measure(c, { run: 'scrapy', label, command }, [() => runMeasured(found.python, args, { cwd: dir, timeoutMs: limit, nice: c.nice })], () => {
       let text = '';
       try {
         text = readFileSync(out, 'utf8');

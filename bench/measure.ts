@@ -40,6 +40,8 @@ export interface RunOptions {
   /** Keep stdout (default: discarded). */
   captureStdout?: boolean;
   timeoutMs?: number;
+  /** Runs the command under nice(1) at this niceness (0 or unset: as the bench runs). */
+  nice?: number;
 }
 
 const GNU_TIME = '/usr/bin/time';
@@ -106,7 +108,8 @@ function killTree(pid: number | undefined, killChild: () => void): void {
 export async function runMeasured(command: string, args: readonly string[], options: RunOptions = {}): Promise<Measured> {
   const useTime = haveGnuTime();
   const timeFile = join(tmpdir(), `bench-time-${process.pid}-${counter++}.txt`);
-  const argv = useTime ? [GNU_TIME, '-f', '%e %U %S %M', '-o', timeFile, command, ...args] : [command, ...args];
+  const niced = options.nice === undefined || options.nice === 0 ? [] : ['nice', '-n', String(options.nice)];
+  const argv = [...niced, ...(useTime ? [GNU_TIME, '-f', '%e %U %S %M', '-o', timeFile, command, ...args] : [command, ...args])];
   const started = performance.now();
   let timedOut = false;
   const child = spawn(argv[0]!, argv.slice(1), {

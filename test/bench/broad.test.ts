@@ -249,6 +249,13 @@ describe('the broad command', () => {
     const q = parseBroadArgs(['--quick', '--runs', 'ours']);
     assert.deepEqual([q.spec.hosts, q.spec.pages, q.spec.delaySeconds, q.spec.runs], [50, 5, 0.2, ['ours']]);
   });
+  it('runs the crawls at niceness 10 unless --nice says otherwise (0: as the bench runs)', () => {
+    assert.equal(parseBroadArgs([]).nice, 10);
+    assert.equal(parseBroadArgs(['--nice', '0']).nice, 0);
+    assert.equal(parseBroadArgs(['--nice', '19']).nice, 19);
+    assert.throws(() => parseBroadArgs(['--nice', '20']), /--nice is at most 19/);
+    assert.throws(() => parseBroadArgs(['--nice', '-5']), /--nice needs a whole number of at least 0, got "-5"/);
+  });
   it('refuses bad values with the option named', () => {
     assert.throws(() => parseBroadArgs(['--hosts', '0']), /--hosts needs a whole number of at least 1, got "0"/);
     assert.throws(() => parseBroadArgs(['--pages', '2.5']), /--pages needs a whole number/);
