@@ -20,14 +20,15 @@ export interface PgServer {
 
 /**
  * The PostgreSQL server to use, or why there is none. A cluster the bench
- * starts allows `maxConnections` clients (default PostgreSQL's 100); the
- * server in PC_BENCH_PG_URL must allow as many itself.
+ * starts allows `maxConnections` clients (default PostgreSQL's 100) and
+ * runs at niceness `nice` (0: the bench's own); the server in
+ * PC_BENCH_PG_URL must allow as many itself, and runs as it was started.
  */
-export async function postgres(maxConnections?: number): Promise<PgServer | { skip: string }> {
+export async function postgres(maxConnections?: number, nice = 0): Promise<PgServer | { skip: string }> {
   const given = process.env['PC_BENCH_PG_URL'];
   if (given !== undefined && given !== '') return { url: given, stop: () => undefined };
-  const mod = (await import(pathToFileURL(join(root, 'scripts', 'pg-cluster.js')).href)) as { startCluster(settings?: { maxConnections?: number }): Promise<PgServer | { skip: string }> };
-  return mod.startCluster(maxConnections === undefined ? {} : { maxConnections });
+  const mod = (await import(pathToFileURL(join(root, 'scripts', 'pg-cluster.js')).href)) as { startCluster(settings?: { maxConnections?: number; nice?: number }): Promise<PgServer | { skip: string }> };
+  return mod.startCluster({ ...(maxConnections === undefined ? {} : { maxConnections }), nice });
 }
 
 /** Drops and creates database `name` on the server at `adminUrl`; resolves with its URL. */

@@ -81,7 +81,7 @@ function seconds(since) {
  * Starts a cluster, or says why it cannot. `maxConnections` sets the
  * server's max_connections (PostgreSQL's default, 100, when not given): the
  * bench's shared crawls open a connection per lane of every worker.
- * @param {{ maxConnections?: number }} [settings]
+ * @param {{ maxConnections?: number, nice?: number }} [settings] nice: the server's niceness (nice(1); the bench runs it below its site server's)
  * @returns {Promise<Cluster | { skip: string }>}
  */
 export async function startCluster(settings = {}) {
@@ -103,7 +103,7 @@ export async function startCluster(settings = {}) {
 /**
  * startCluster's work in its fresh folder, which it removes unless it returns a Cluster.
  * @param {string} dir @param {string} bin @param {{ uid: number, gid: number } | undefined} owner
- * @param {{ maxConnections?: number }} settings
+ * @param {{ maxConnections?: number, nice?: number }} settings
  * @returns {Promise<Cluster | { skip: string }>}
  */
 async function startIn(dir, bin, owner, settings) {
@@ -111,16 +111,18 @@ async function startIn(dir, bin, owner, settings) {
   const sock = join(dir, 'sock');
   mkdirSync(sock);
   if (owner !== undefined) for (const d of [dir, sock]) chownSync(d, owner.uid, owner.gid);
+  // The server inherits pg_ctl's niceness.
+  const niced = settings.nice === undefined || settings.nice === 0 ? [] : ['nice', '-n', String(settings.nice)];
   /** @param {string} tool @param {string[]} args */
   const run = (tool, args) => {
-    const cmd = owner !== undefined ? ['runuser', '-u', 'postgres', '--', join(bin, tool), ...args] : [join(bin, tool), ...args];
+    const cmd = [...niced, ...(owner !== undefined ? ['runuser', '-u', 'postgres', '--', join(bin, tool), ...args] : [join(bin, tool), ...args])];
     return spawnSync(cmd[0], cmd.slice(1), { cwd: dir, encoding: 'utf8', timeout: 60_000 });
   };
   const cleanUp = () => rmSync(dir, { recursive: true, force: true });
   /** run's asynchronous twin: resolves with the exit status and the output. @param {string} tool @param {string[]} args */
   const runAsync = (tool, args) =>
     new Promise((/** @type {(r: { status: number | null, output: string }) => void} */ resolve) => {
-      const cmd = owner !== undefined ? ['runuser', '-u', 'postgres', '--', join(bin, tool), ...args] : [join(bin, tool), ...args];
+      const cmd = [...niced, ...(owner !== undefined ? ['runuser', '-u', 'postgres', '--', join(bin, tool), ...args] : [join(bin, tool), ...args])];
       const child = spawn(cmd[0], cmd.slice(1), { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
       let output = '';
       child.stdout.on('data', (d) => (output += d));
