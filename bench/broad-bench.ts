@@ -64,9 +64,9 @@ export const BROAD_WORKERS = 4;
  * then show a gap below the interval that the crawler's own clock does not
  * (traced: written 1,001.7 ms apart, seen 17 ms and 0.1 ms after writing).
  * Measured at 500 x 20 with four PostgreSQL workers (docs/performance.md):
- * a host below 1 s in 4 of 6 runs at niceness 0; with the workers at 10, in
+ * a host below 1 s in 5 of 12 runs at niceness 0; with the workers at 10, in
  * 1 of 9 (PostgreSQL, at 0, took the cores from the server then); with
- * PostgreSQL at 10 as well, in none of 3; pages/s within the noise. So
+ * PostgreSQL at 10 as well, in 1 of 19; pages/s within the noise. So
  * Scrapy's run and the cluster the bench starts for the pg run get the same
  * niceness. `--nice 0` turns it off.
  */
