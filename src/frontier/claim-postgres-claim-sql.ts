@@ -37,7 +37,7 @@ BEGIN
   -- (What pc_published does, for all of them in two statements: pc_published called once a row
   -- from a query here cost some 30 ms a call.)
   IF p_pub_ids IS NOT NULL THEN
-    PERFORM 1 FROM pc_queue q WHERE q.id = ANY (p_pub_ids) ORDER BY q.id FOR UPDATE;
+    IF cardinality(p_pub_ids) > 1 THEN PERFORM 1 FROM pc_queue q WHERE q.id = ANY (p_pub_ids) ORDER BY q.id FOR UPDATE; END IF;
     UPDATE pc_queue SET state = 2 FROM unnest(p_pub_ids, p_pub_tokens) AS u(i, t)
       WHERE pc_queue.id = u.i AND pc_queue.token = u.t AND pc_queue.state = 1;
     DELETE FROM pc_done WHERE pc_done.token = ANY (p_pub_tokens);
@@ -104,13 +104,23 @@ BEGIN
           RETURN;
         END IF;
         UPDATE pc_queue SET state = 1, token = v_token, lease_until = v_now + p_lease WHERE pc_queue.id = w.id;
-        -- Its host's min_depth again, holding its row (a host with no delay: waited for here, last).
-        IF NOT v_held THEN PERFORM 1 FROM pc_hosts ph WHERE ph.id = h.hid FOR NO KEY UPDATE; END IF;
-        UPDATE pc_hosts ph SET
-          min_depth = (SELECT min(q.depth) FROM pc_queue q WHERE q.host_id = h.hid AND q.state = 0),
-          reserved_by = CASE WHEN v_held THEN v_token ELSE ph.reserved_by END,
-          reserved_until = CASE WHEN v_held THEN v_now + p_lease ELSE ph.reserved_until END
-          WHERE ph.id = h.hid;
+        -- Its host's min_depth again, holding its row. A host with no delay is not held: its row is
+        -- taken here only if free (SKIP LOCKED), for this claim may hold rows of hosts it passed
+        -- over, and a completion holding this one may wait for those (it locks hosts sorted by id):
+        -- waiting here closed that cycle (a deadlock, seen at 100 hosts with no delay). When the row
+        -- is taken, min_depth stays as it is: low for a moment at most, which the next claim sets right.
+        IF v_held THEN
+          UPDATE pc_hosts ph SET
+            min_depth = (SELECT min(q.depth) FROM pc_queue q WHERE q.host_id = h.hid AND q.state = 0),
+            reserved_by = v_token, reserved_until = v_now + p_lease
+            WHERE ph.id = h.hid;
+        ELSE
+          PERFORM 1 FROM pc_hosts ph WHERE ph.id = h.hid FOR NO KEY UPDATE SKIP LOCKED;
+          IF FOUND THEN
+            UPDATE pc_hosts ph SET min_depth = (SELECT min(q.depth) FROM pc_queue q WHERE q.host_id = h.hid AND q.state = 0)
+              WHERE ph.id = h.hid;
+          END IF;
+        END IF;
         RETURN QUERY SELECT 'page'::text, w.id, v_token, r.horigin, w.key, w.url, w.depth, r.hdelay,
           r.rstatus, r.rbody, v_now, NULL::double precision, w.attempts, r.hstreak, r.hrefusal;
         RETURN;

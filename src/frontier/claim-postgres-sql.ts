@@ -19,8 +19,10 @@
  *   `SKIP LOCKED`, so two claims never take the same URL or hold the same
  *   host and a claim passes over the hosts others are taking, without
  *   waiting. A host with no delay is not held, so many workers can take its
- *   URLs at once; such a claim waits for its host's row last of all, only
- *   to set its min_depth again.
+ *   URLs at once; such a claim takes its host's row last of all,
+ *   SKIP LOCKED too, only to set its min_depth again (a claim never waits
+ *   for a host row: it may hold rows of hosts it passed over, which a
+ *   completion holding this one may wait for).
  * - A host's min_depth is the least depth of its waiting URLs, NULL when
  *   none wait. Whatever makes a URL wait (pc_add, a retry, a release, the
  *   reaper) lowers it (LEAST); only a claim raises it, computing it again

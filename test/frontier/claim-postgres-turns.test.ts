@@ -169,3 +169,33 @@ test('a worker of 64 lanes keeps at most MAX_PG_CONNECTIONS connections, however
   assert.ok(Number(n.rows[0]!.n) <= MAX_PG_CONNECTIONS, `${n.rows[0]!.n} connections`);
   assert.ok(Number(n.rows[0]!.n) >= 2, 'calls at once used more than one connection');
 });
+
+test('a claim of a host with no delay never waits for its row: a completion holding it (which may wait for rows the claim holds) does not stop it', { skip: pgSkipReason }, async (t) => {
+  const db = await freshDatabase();
+  const store = new PostgresClaimStore(db.url);
+  const holder = new pg.Client({ connectionString: db.url });
+  t.after(async () => {
+    await holder.query('ROLLBACK').catch(() => undefined);
+    await holder.end().catch(() => undefined);
+    await store.close();
+    await db.drop();
+  });
+  await store.open({ seed: entry(0, '/', 0), maxDepth: 3, delayMs: 0, robots: false });
+  await store.add([entry(0, '/a', 1), entry(0, '/b', 1)]);
+  const seed = await store.claim({ leaseMs: 60_000, strictBfs: false });
+  assert.ok('claim' in seed && seed.claim.depth === 0);
+  assert.ok((await store.complete(seed.claim, { startedAt: seed.claim.clock, links: [], saved: false })).ok);
+  // Another transaction holds the host's row, as a completion does while it adds links.
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query('SELECT 1 FROM pc_hosts WHERE origin = $1 FOR NO KEY UPDATE', [origin(0)]);
+  const first = await Promise.race([store.claim({ leaseMs: 60_000, strictBfs: false }), sleep(5000).then(() => 'waited' as const)]);
+  assert.notEqual(first, 'waited', 'the claim waited for the host row another transaction holds');
+  assert.ok(typeof first === 'object' && 'claim' in first && first.claim.depth === 1);
+  await holder.query('COMMIT');
+  // The host's min_depth was left as it was (the row was taken): the next claims still find the rest.
+  const second = await store.claim({ leaseMs: 60_000, strictBfs: false });
+  assert.ok('claim' in second && second.claim.depth === 1 && second.claim.key !== first.claim.key);
+  for (const c of [first.claim, second.claim]) assert.ok((await store.complete(c, { startedAt: c.clock, links: [], saved: false })).ok);
+  assert.deepEqual(await store.claim({ leaseMs: 60_000, strictBfs: false }), { done: true });
+});
