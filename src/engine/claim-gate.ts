@@ -11,9 +11,7 @@
  * hosts ready is not held to one ask at a time.
  *
  * A lane whose completion added links wakes the sleeping lane (`nudge`): a
- * new host may be ready now, before the wait the store gave runs out. And
- * `soon` bounds how long the next ask may take (a saved page waits to be
- * published with it).
+ * new host may be ready now, before the wait the store gave runs out.
  */
 import type { ClaimResult } from '../frontier/claim-store.js';
 import type { Clock } from '../frontier/clock.js';
@@ -26,11 +24,6 @@ export class ClaimGate {
   private asleep = false;
   private readonly queue: Array<() => void> = [];
   private wake: (() => void) | undefined;
-  /** The sleep of the sleeping lane, and when it ends. */
-  private sleeping: AbortController | undefined;
-  private wakeAt = Infinity;
-  /** soon(): the next ask is due by then (reset by every ask, which carries what waited). */
-  private askBy = Infinity;
 
   /** `lanes`: the most asks in flight at once (the window's top; it starts there). */
   constructor(
@@ -59,7 +52,6 @@ export class ClaimGate {
       }
       placed = false;
       try {
-        this.askBy = Infinity;
         r = await ask();
       } finally {
         this.inFlight--;
@@ -87,19 +79,9 @@ export class ClaimGate {
     this.wake?.();
   }
 
-  /**
-   * The next ask comes within `ms` at the latest (something waits to ride
-   * on it): the lane sleeping on the store's wait wakes by then, and a lane
-   * whose ask is in flight sleeps no longer than that after it. Nothing
-   * changes when an ask comes sooner anyway.
-   */
-  soon(ms: number): void {
-    const wake = this.wake;
-    const until = this.clock.now() + ms;
-    this.askBy = Math.min(this.askBy, until);
-    if (wake === undefined || this.wakeAt <= until) return;
-    this.wakeAt = until;
-    void this.clock.sleep(ms, this.sleeping?.signal).then(wake);
+  /** Lanes wait in line to ask (one sleeps on the store's wait, or the window is full). */
+  get busy(): boolean {
+    return this.queue.length > 0 || !this.open();
   }
 
   /** Resolves when this lane may ask, its place in flight taken: no lane sleeps on a wait and the window has room (or the crawl stops). */
@@ -123,21 +105,15 @@ export class ClaimGate {
     }
   }
 
-  private async sleep(wait: number): Promise<void> {
-    // Something waits to ride on the next ask (soon(), while an ask was in flight): not past its time.
-    const ms = Math.min(wait, Math.max(0, this.askBy - this.clock.now()));
+  private async sleep(ms: number): Promise<void> {
     const stop = new AbortController();
     const abort = (): void => stop.abort();
     this.signal.addEventListener('abort', abort, { once: true });
     this.wake = abort;
-    this.sleeping = stop;
-    this.wakeAt = this.clock.now() + ms;
     try {
       await this.clock.sleep(ms, stop.signal);
     } finally {
-      stop.abort(); // ends a sleep that soon() started beside this one
       this.wake = undefined;
-      this.sleeping = undefined;
       this.signal.removeEventListener('abort', abort);
     }
   }

@@ -15,7 +15,7 @@
  * is queued at the same depth, not followed (a lane holds one host's turn).
  */
 import type { LinkExtractor } from '../extract/types.js';
-import { POLL_WAIT_MS, type Claim, type ClaimCrawlConfig, type ClaimOptions, type ClaimStore } from '../frontier/claim-store.js';
+import { type Claim, type ClaimCrawlConfig, type ClaimOptions, type ClaimStore } from '../frontier/claim-store.js';
 import { systemClock, type Clock } from '../frontier/clock.js';
 import type { FrontierEntry } from '../frontier/store.js';
 import type { Politeness } from '../frontier/politeness.js';
@@ -31,8 +31,6 @@ import { StoreRobots, type StoredRobotsPolicy } from './store-robots.js';
 import type { SitemapLinks, SitemapSettings } from './sitemap-links.js';
 import type { PagePolicy } from './visit-types.js';
 
-/** The longest a saved page waits to be published with a claim while the lane asking sleeps on the store's wait. */
-export const PUBLISH_WITHIN_MS = POLL_WAIT_MS;
 
 export interface WorkerOptions {
   store: ClaimStore;
@@ -142,9 +140,9 @@ export class Worker {
 
   /**
    * One claim at a time, until the crawl is done or this worker stops. A
-   * saved page is published with the worker's next claim, whichever lane
-   * asks (one call to the store for all the pages saved meanwhile, not one
-   * each): while a lane sleeps on the store's wait, within PUBLISH_WITHIN_MS.
+   * saved page is published with the lane's next claim when the lane may
+   * ask at once (with any other lane's waiting for it: one call to the
+   * store), else on its own at once.
    * A lane that stops publishes what waits on its own.
    */
   private async lane(): Promise<WorkerSummary['stoppedBy']> {
@@ -181,9 +179,12 @@ export class Worker {
         if (claim.kind === 'robots') await this.robots.claimed(claim, before);
         else {
           const saved = await this.page(claim, before);
+          // A page saved and not yet published is the window in which this worker's death makes another
+          // worker fetch and save it again (its lease runs out): it rides on this lane's next claim when
+          // the lane may ask at once, else it is published now, on its own.
           if (saved !== undefined) {
-            this.unpublished.push(saved);
-            this.gate.soon(PUBLISH_WITHIN_MS);
+            if (this.gate.busy) await this.o.store.published(saved);
+            else this.unpublished.push(saved);
           }
         }
       }

@@ -2,8 +2,7 @@
  * ClaimGate (src/engine/claim-gate.ts) on a clock the test drives: while
  * the store has nothing ready the lanes of one worker take turns asking (one
  * ask in flight, not one a lane); with work ready every lane asks at once; a
- * nudge or soon() wakes the lane sleeping on the store's wait; a stop ends
- * the sleep.
+ * nudge wakes the lane sleeping on the store's wait; a stop ends the sleep.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,30 +113,22 @@ test('with work ready, every lane asks at once', async () => {
   assert.equal(s.mostInFlight, 6);
 });
 
-test('soon(ms) makes the lane sleeping on a long wait ask again within ms; nudge() at once; a later soon() never delays it', async () => {
+test('nudge() wakes the lane sleeping on a long wait at once; busy says whether a lane would wait in line', async () => {
   const clock = new ManualClock();
-  const gate = new ClaimGate(clock, new AbortController().signal);
+  const gate = new ClaimGate(clock, new AbortController().signal, 4);
   const { s, ask } = fakeStore(10_000);
+  assert.equal(gate.busy, false, 'nothing asked yet: a lane asks at once');
   void gate.claim(ask);
-  void gate.claim(ask);
-  await settle();
-  await clock.advance(10_000); // the turn's holder asks again (a wait of 10 s) and sleeps
+  await settle(); // asked, sleeps 10 s
+  assert.equal(gate.busy, true, 'a lane sleeps on the wait: another would queue');
   const asked = s.asks;
-  gate.soon(20);
-  gate.soon(5_000); // later than the wake already set: no effect
-  await clock.advance(19);
-  assert.equal(s.asks, asked, 'not before 20 ms');
-  await clock.advance(1);
-  assert.equal(s.asks, asked + 1, 'asked again at 20 ms, not after 10 s');
   gate.nudge();
   await settle();
-  assert.equal(s.asks, asked + 2, 'a nudge wakes it at once');
-  gate.soon(20);
-  gate.nudge(); // woken before the soon() timer: that timer must not cut the next sleep short
+  assert.equal(s.asks, asked + 1, 'asked again at once, not after 10 s');
+  s.ready = 1;
+  gate.nudge();
   await settle();
-  const after = s.asks;
-  await clock.advance(20);
-  assert.equal(s.asks, after, 'the next sleep of 10 s is not cut short by the earlier soon()');
+  assert.equal(gate.busy, false, 'a claim given: the window is open again');
 });
 
 test('a stop ends the turn holder\'s sleep: every lane returns the store\'s last answer, none hangs', async () => {
@@ -152,29 +143,4 @@ test('a stop ends the turn holder\'s sleep: every lane returns the store\'s last
   const results = await Promise.all(lanes);
   assert.equal(results.length, 3);
   assert.ok(results.every((r) => 'waitMs' in r));
-});
-
-test('soon(ms) while the turn holder\'s ask is in flight: the wait it gets back is cut to ms', async () => {
-  const clock = new ManualClock();
-  const gate = new ClaimGate(clock, new AbortController().signal);
-  const { s, ask } = fakeStore(10_000);
-  void gate.claim(ask);
-  await settle(); // asked, slept 10 s
-  let release: () => void = () => undefined;
-  const slow = async (): Promise<ClaimResult> => {
-    await new Promise<void>((r) => (release = r));
-    return ask();
-  };
-  void gate.claim(slow); // waits in line behind the sleeper
-  await clock.advance(10_000); // the first lane asks again and sleeps; the second waits its turn
-  const asked = s.asks;
-  gate.nudge(); // the holder asks again: its ask is now in flight...
-  await settle();
-  gate.soon(20); // ...when something starts waiting to ride on the next ask
-  assert.equal(s.asks, asked + 1);
-  await clock.advance(19);
-  assert.equal(s.asks, asked + 1);
-  await clock.advance(1);
-  assert.equal(s.asks, asked + 2, 'its wait of 10 s was cut to 20 ms');
-  release();
 });

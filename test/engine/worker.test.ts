@@ -178,7 +178,7 @@ test('a saved page is published with the lane\'s next claim: one call to the sto
   assert.ok(calls.claim >= 7, `6 claims (5 pages and the redirect) and the last one that says done, at least (${calls.claim})`);
 });
 
-test('lanes publish their saved pages with the next claim any of them makes: no publish call of its own, every page published once', async (t) => {
+test('a saved page is published at once: with the lane\'s next claim when it may ask at once, else on its own; every page published once', async (t) => {
   const paths = Array.from({ length: 8 }, (_, i) => `/p${i}.html`);
   const s = await startSite({ '/': { body: page('home', paths) }, ...Object.fromEntries(paths.map((p) => [p, { body: page(p) }])) });
   t.after(() => s.close());
@@ -202,8 +202,9 @@ test('lanes publish their saved pages with the next claim any of them makes: no 
   const sum = await makeWorker(store, seed, dirs.temp('worker-carry-'), [], { lanes: 4, delayMs: 40 }).run();
   assert.ok(sum.crawlDone);
   assert.equal(sum.saved, 9);
-  assert.equal(calls.published, 0, 'no separate publish call');
-  assert.equal(calls.carried, 9, 'each saved page carried by exactly one claim');
+  // Carried by a claim or published on its own (the lanes wait in line while the host waits its interval): once each.
+  assert.equal(calls.carried + calls.published, 9, `each saved page published once (${calls.carried} carried, ${calls.published} on their own)`);
+  assert.ok(calls.published > 0, 'lanes waiting in line published on their own');
   assert.equal(new Set(s.paths()).size, s.paths().length, 'no page fetched twice');
   // A lane's turn in line is not part of the request's start: counted in, the host's next turn
   // moved later by each wait, and a crawl of 9 pages at 40 ms took 10 s.
