@@ -113,16 +113,18 @@ async function startIn(dir, bin, owner, settings) {
   if (owner !== undefined) for (const d of [dir, sock]) chownSync(d, owner.uid, owner.gid);
   // The server inherits pg_ctl's niceness.
   const niced = settings.nice === undefined || settings.nice === 0 ? [] : ['nice', '-n', String(settings.nice)];
+  /** The command line of a PostgreSQL tool: as user postgres when we are root, at the niceness asked for. @param {string} tool @param {string[]} args */
+  const command = (tool, args) => [...niced, ...(owner !== undefined ? ['runuser', '-u', 'postgres', '--'] : []), join(bin, tool), ...args];
   /** @param {string} tool @param {string[]} args */
   const run = (tool, args) => {
-    const cmd = [...niced, ...(owner !== undefined ? ['runuser', '-u', 'postgres', '--', join(bin, tool), ...args] : [join(bin, tool), ...args])];
+    const cmd = command(tool, args);
     return spawnSync(cmd[0], cmd.slice(1), { cwd: dir, encoding: 'utf8', timeout: 60_000 });
   };
   const cleanUp = () => rmSync(dir, { recursive: true, force: true });
   /** run's asynchronous twin: resolves with the exit status and the output. @param {string} tool @param {string[]} args */
   const runAsync = (tool, args) =>
     new Promise((/** @type {(r: { status: number | null, output: string }) => void} */ resolve) => {
-      const cmd = [...niced, ...(owner !== undefined ? ['runuser', '-u', 'postgres', '--', join(bin, tool), ...args] : [join(bin, tool), ...args])];
+      const cmd = command(tool, args);
       const child = spawn(cmd[0], cmd.slice(1), { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
       let output = '';
       child.stdout.on('data', (d) => (output += d));

@@ -86,7 +86,7 @@ export class ClaimGate {
 
   /** Resolves when this lane may ask, its place in flight taken: no lane sleeps on a wait and the window has room (or the crawl stops). */
   private place(): Promise<void> {
-    if (this.queue.length === 0 && this.open()) {
+    if (!this.busy) {
       this.inFlight++;
       return Promise.resolve();
     }

@@ -15,7 +15,7 @@
  * is queued at the same depth, not followed (a lane holds one host's turn).
  */
 import type { LinkExtractor } from '../extract/types.js';
-import { type Claim, type ClaimCrawlConfig, type ClaimOptions, type ClaimStore } from '../frontier/claim-store.js';
+import type { Claim, ClaimCrawlConfig, ClaimOptions, ClaimStore } from '../frontier/claim-store.js';
 import { systemClock, type Clock } from '../frontier/clock.js';
 import type { FrontierEntry } from '../frontier/store.js';
 import type { Politeness } from '../frontier/politeness.js';
@@ -30,7 +30,6 @@ import { RobotsGate } from './robots-gate.js';
 import { StoreRobots, type StoredRobotsPolicy } from './store-robots.js';
 import type { SitemapLinks, SitemapSettings } from './sitemap-links.js';
 import type { PagePolicy } from './visit-types.js';
-
 
 export interface WorkerOptions {
   store: ClaimStore;
