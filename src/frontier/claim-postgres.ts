@@ -128,9 +128,21 @@ export class PostgresClaimStore implements ClaimStore {
    */
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] | ((attempt: number) => unknown[]) = [], name?: string): Promise<pg.QueryResult<R>> {
     try {
-      return await this.reconnect.run((attempt) => {
-        const v = typeof values === 'function' ? values(attempt) : values;
-        return this.pool.query<R>(name === undefined ? { text, values: v } : { name, text, values: v });
+      return await this.reconnect.run(async (attempt) => {
+        // The connection first, then the values: a call's send time (a claim's sentAt) must not count the
+        // wait for one of the pool's connections, or the store's clock is mapped that much late.
+        const client = await this.pool.connect();
+        let failed: Error | undefined;
+        try {
+          const v = typeof values === 'function' ? values(attempt) : values;
+          return await client.query<R>(name === undefined ? { text, values: v } : { name, text, values: v });
+        } catch (err) {
+          failed = err as Error;
+          throw err;
+        } finally {
+          // A connection whose query failed is not given back for the next call (as pool.query does).
+          client.release(failed);
+        }
       });
     } catch (err) {
       throw this.wrap(err);

@@ -6,7 +6,7 @@
  * one waits) while many claims and completions run at once. And a worker's
  * lanes share a few connections: each is a server process to start.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -39,6 +39,20 @@ async function rowsRead(client: pg.Client, sql: string, params: unknown[]): Prom
   } finally {
     await client.query('ROLLBACK');
   }
+}
+
+/** A store on a fresh database (with at most `connections` connections), and another client to hold rows with; all ended after the test. */
+async function storeAndHolder(t: TestContext, connections?: number): Promise<{ store: PostgresClaimStore; holder: pg.Client }> {
+  const db = await freshDatabase();
+  const store = new PostgresClaimStore(db.url, connections === undefined ? {} : { maxConnections: connections });
+  const holder = new pg.Client({ connectionString: db.url });
+  t.after(async () => {
+    await holder.query('ROLLBACK').catch(() => undefined);
+    await holder.end().catch(() => undefined);
+    await store.close();
+    await db.drop();
+  });
+  return { store, holder };
 }
 
 test('a claim among 2,000 hosts reads a few rows, not one per host: when a host is ready, and when none is (the wait)', { skip: pgSkipReason }, async (t) => {
@@ -171,15 +185,7 @@ test('a worker of 64 lanes keeps at most MAX_PG_CONNECTIONS connections, however
 });
 
 test('a claim of a host with no delay never waits for its row: a completion holding it (which may wait for rows the claim holds) does not stop it', { skip: pgSkipReason }, async (t) => {
-  const db = await freshDatabase();
-  const store = new PostgresClaimStore(db.url);
-  const holder = new pg.Client({ connectionString: db.url });
-  t.after(async () => {
-    await holder.query('ROLLBACK').catch(() => undefined);
-    await holder.end().catch(() => undefined);
-    await store.close();
-    await db.drop();
-  });
+  const { store, holder } = await storeAndHolder(t);
   await store.open({ seed: entry(0, '/', 0), maxDepth: 3, delayMs: 0, robots: false });
   await store.add([entry(0, '/a', 1), entry(0, '/b', 1)]);
   const seed = await store.claim({ leaseMs: 60_000, strictBfs: false });
@@ -198,4 +204,27 @@ test('a claim of a host with no delay never waits for its row: a completion hold
   assert.ok('claim' in second && second.claim.depth === 1 && second.claim.key !== first.claim.key);
   for (const c of [first.claim, second.claim]) assert.ok((await store.complete(c, { startedAt: c.clock, links: [], saved: false })).ok);
   assert.deepEqual(await store.claim({ leaseMs: 60_000, strictBfs: false }), { done: true });
+});
+
+test("a claim's send time is read once a connection is free, not while the call waits for one (the store's clock is mapped from it)", { skip: pgSkipReason }, async (t) => {
+  const { store, holder } = await storeAndHolder(t, 1);
+  await store.open({ seed: entry(0, '/', 0), maxDepth: 2, delayMs: 0, robots: false });
+  await store.add([entry(1, '/', 1)]);
+  const seed = await store.claim({ leaseMs: 60_000, strictBfs: false });
+  assert.ok('claim' in seed && seed.claim.depth === 0);
+  // The store's one connection is taken by a saved page's completion, which waits for the document counter's row.
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query('SELECT 1 FROM pc_crawl WHERE id = 1 FOR UPDATE');
+  const completing = store.complete(seed.claim, { startedAt: seed.claim.clock, links: [], saved: true });
+  await sleep(50);
+  const claiming = store.claim({ leaseMs: 60_000, strictBfs: false });
+  await sleep(400);
+  const freed = performance.now();
+  await holder.query('COMMIT');
+  assert.ok((await completing).ok);
+  const next = await claiming;
+  assert.ok('claim' in next && next.claim.sentAt !== undefined);
+  // Read before its turn for the connection, sentAt was some 400 ms early: the host's next turn that much late.
+  assert.ok(next.claim.sentAt >= freed - 5, `sent at ${(freed - next.claim.sentAt).toFixed(1)} ms before the connection was free`);
 });
