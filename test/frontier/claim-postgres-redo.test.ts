@@ -35,19 +35,28 @@ test('a call whose first try committed but whose answer was lost answers, made a
   });
   await admin.connect();
   const one = async (sql: string): Promise<unknown> => Object.values((await admin.query(sql)).rows[0] ?? {})[0];
-  // The fault: the next `lose` calls run on the server, then their answers are lost.
+  // The fault: the next `lose` calls run on the server, then their answers are lost. A call runs on a
+  // connection taken from the pool: each connection's query is wrapped once.
   const pool = (store as unknown as { pool: pg.Pool }).pool;
-  const query = pool.query.bind(pool) as (q: unknown) => Promise<unknown>;
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  const wrapped = new WeakSet<pg.PoolClient>();
   let lose = 0;
   let lost = 0;
-  (pool as unknown as { query: (q: unknown) => Promise<unknown> }).query = async (q) => {
-    const answer = await query(q);
-    if (lose > 0) {
-      lose--;
-      lost++;
-      throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
-    }
-    return answer;
+  (pool as unknown as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+    const client = await connect();
+    if (wrapped.has(client)) return client;
+    wrapped.add(client);
+    const query = client.query.bind(client) as (q: unknown, v?: unknown) => Promise<unknown>;
+    (client as unknown as { query: (q: unknown, v?: unknown) => Promise<unknown> }).query = async (q, v) => {
+      const answer = await query(q, v);
+      if (lose > 0) {
+        lose--;
+        lost++;
+        throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+      }
+      return answer;
+    };
+    return client;
   };
 
   await store.open({ seed: entry(A, '/', 0), maxDepth: 3, delayMs: 0, robots: true });
