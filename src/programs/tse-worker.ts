@@ -25,9 +25,12 @@ import type { HttpUrl } from '../url/http-url.js';
  * statement, so lanes share a few: a connection per lane (64 for
  * `--concurrency 64`) is a server process each, started and its functions
  * compiled for a handful of calls, which at the start of a broad crawl of 4
- * workers took more CPU than the crawl itself (bench/README.md, Broad).
+ * workers took more CPU than the crawl itself (bench/README.md, Broad). And
+ * calls at once contend in the server (the same hosts' rows, the same index
+ * pages): 4 workers of 64 lanes at 500 hosts spent 23.0 s of the server's CPU
+ * through 8 connections each, 18.5 s through 4 (docs/performance.md).
  */
-export const MAX_PG_CONNECTIONS = 8;
+export const MAX_PG_CONNECTIONS = 4;
 
 /**
  * Opens the store a --frontier value names (its module is loaded only then:
