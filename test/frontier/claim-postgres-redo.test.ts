@@ -1,7 +1,7 @@
 /**
  * Every call of the PostgreSQL store is safe to make again after a lost
  * connection, whether or not its first try committed. Here each call's
- * first try runs and commits, and then its answer is lost (the pool says
+ * first try runs and commits, and then its answer is lost (the connection says
  * the server went away, 57P01), as when a restart cuts a connection
  * mid-commit: the store makes the call again, and the crawl's state is as
  * if the call had run once (one claim out, one document ID, each link
