@@ -56,14 +56,7 @@ async function storeAndHolder(t: TestContext, connections?: number): Promise<{ s
 }
 
 test('a claim among 2,000 hosts reads a few rows, not one per host: when a host is ready, and when none is (the wait)', { skip: pgSkipReason }, async (t) => {
-  const db = await freshDatabase();
-  const store = new PostgresClaimStore(db.url);
-  const client = new pg.Client({ connectionString: db.url });
-  t.after(async () => {
-    await client.end().catch(() => undefined);
-    await store.close();
-    await db.drop();
-  });
+  const { store, holder: client } = await storeAndHolder(t);
   const hosts = 2000;
   await store.open({ seed: entry(0, '/', 0), maxDepth: 3, delayMs: 1000, robots: false });
   await store.add(Array.from({ length: hosts }, (_, i) => [entry(i, '/a', 1), entry(i, '/b', 2)]).flat());
