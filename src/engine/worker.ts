@@ -23,6 +23,7 @@ import type { PageSink } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { ClaimGate } from './claim-gate.js';
 import { ClaimTiming } from './claim-timing.js';
+import { KnownLinks } from './known-links.js';
 import type { CrawlEventSink } from './events.js';
 import { PagePath } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
@@ -83,6 +84,8 @@ export class Worker {
   private readonly gate: ClaimGate;
   private sitemaps: SitemapLinks | undefined;
   private saved = 0;
+  /** The links the store is known to have seen: a completion leaves them out. */
+  private readonly known = new KnownLinks();
   /** Saved pages whose files are in place, waiting to be published with the next claim. */
   private readonly unpublished: Claim[] = [];
 
@@ -214,12 +217,14 @@ export class Worker {
     }
     const done = visit.end === 'done' ? visit : undefined;
     const page = done?.page;
+    // Only the links the store may not have (see KnownLinks); the others were not added, as it would say.
+    const unknown = this.known.unknownOf(done?.links ?? []);
     let result;
     try {
       if (page !== undefined && done?.url !== undefined) await this.o.beforeComplete?.(done.url);
       result = await store.complete(claim, {
         startedAt: this.timing.startedAt(claim, before),
-        links: done?.links ?? [],
+        links: unknown.links,
         saved: page !== undefined,
         host: this.timing.after(claim, before),
         ...(done === undefined ? { retry: true } : {}),
@@ -233,12 +238,14 @@ export class Worker {
       return undefined;
     }
     if (done === undefined) return undefined; // queued again; only its response was told
+    this.known.learn(unknown.links);
+    const added = unknown.spread(result.added);
     // Until the store hears the file is in place the claim is out: dying before the rename loses nothing.
     if (page !== undefined) {
       await page.publish(result.documentId as number);
       this.saved++;
     }
-    path.told(done, { documentId: result.documentId, added: result.added });
+    path.told(done, { documentId: result.documentId, added });
     if (result.added.includes(true)) this.gate.nudge(); // a new host may be ready now
     // The seed's page is in: its host's sitemaps give links at depth 1 (after the seed's own), through the store.
     if (this.sitemaps !== undefined && page !== undefined && done.url !== undefined && claim.depth === 0 && claim.depth < this.o.config.maxDepth) {

@@ -1,7 +1,8 @@
 /**
  * The Worker of a shared crawl, in process, over the in-memory ClaimStore:
  * two workers split one crawl, a lost lease saves nothing, a stop signal
- * gives the claim back, a redirect's target is queued at the same depth.
+ * gives the claim back, a redirect's target is queued at the same depth, a
+ * completion carries only the links the store may not have.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -248,4 +249,43 @@ test('a link to a host whose robots.txt no worker has read yet is judged when it
   assert.equal(events.filter((e) => e.type === 'disallowed').length, 0, 'nothing queued was found disallowed later');
   assert.deepEqual(b.paths(), ['/robots.txt', '/ok.html'], 'robots.txt once, and never the disallowed page');
   assert.deepEqual(readPages(dir).map((p) => p.url).sort(), [`${a.origin}/`, `${b.origin}/ok.html`]);
+});
+
+test('a completion carries only the links the store may not have: links it accepted once are left out after, and the log still says duplicate', async (t) => {
+  const s = await startSite({
+    '/': { body: page('home', ['/a.html', '/b.html', '/c.html']) },
+    '/a.html': { body: page('a', ['/', '/b.html', '/c.html']) },
+    '/b.html': { body: page('b', ['/', '/a.html', '/c.html']) },
+    '/c.html': { body: page('c', ['/', '/a.html', '/b.html']) },
+  });
+  t.after(() => s.close());
+  const seed = parseHttpUrl(`${s.origin}/`);
+  const inner = new MemoryClaimStore();
+  const carried = new Map<string, string[][]>();
+  let lost = false;
+  const store = wrap(inner, {
+    complete: async (claim: Parameters<ClaimStore['complete']>[0], c: Parameters<ClaimStore['complete']>[1]) => {
+      const path = claim.url.slice(s.origin.length);
+      carried.set(path, [...(carried.get(path) ?? []), c.links.map((l) => l.key.slice(s.origin.length))]);
+      // /a.html's first completion is refused (its lease ran out): nothing it carried is learnt.
+      if (claim.url.endsWith('/a.html') && !lost) {
+        lost = true;
+        await inner.release(claim);
+        return lostLease(c);
+      }
+      return inner.complete(claim, c);
+    },
+  });
+  const reports: CrawlEvent[] = [];
+  const sum = await makeWorker(store, seed, dirs.temp('worker-known-'), reports, { lanes: 1 }).run();
+  assert.equal(sum.saved, 4);
+  assert.deepEqual(carried.get('/'), [['/a.html', '/b.html', '/c.html']]);
+  // /b.html and /c.html are known from the seed's page. The seed itself was queued by open, not by a
+  // completion: /a.html's refused try carried it and learnt nothing, so its next try carries it again.
+  assert.deepEqual(carried.get('/a.html'), [['/'], ['/']]);
+  assert.deepEqual(carried.get('/b.html'), [[]]);
+  assert.deepEqual(carried.get('/c.html'), [[]]);
+  for (const path of ['/a.html', '/b.html', '/c.html']) {
+    assert.deepEqual(linksOfSaved(reports, path)?.map((l) => l.action), ['duplicate', 'duplicate', 'duplicate'], `${path}: its links are told as before`);
+  }
 });
