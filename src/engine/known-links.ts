@@ -4,9 +4,11 @@
  * forgotten (pc_seen, the SQLite and memory stores' sets are insert-only),
  * so a key once in a completion the store accepted is a duplicate in every
  * completion after it, whichever worker makes it. Pages repeat their links
- * (a site's navigation, a directory's siblings): at 500 hosts x 20 pages,
- * where every page of a host links to all 20, 19 of 20 completions carried
- * 20 links the store had, each a key to insert and find taken.
+ * (a site's navigation, a directory's siblings), and each such link was a
+ * key for the store to insert and find taken, in every completion: in the
+ * bench's 500 hosts x 20 pages, every page after a host's first carried 3
+ * links the store had (its host's root, the next page, the next host's
+ * root), and a worker knows them once it has sent them.
  *
  * Bounded: two generations of at most `cap` keys each; when the newer is
  * full, the older is dropped. A key forgotten is only sent again, and the
