@@ -20,6 +20,7 @@ import type { HttpUrl } from '../url/http-url.js';
 import type { EarlierPages } from './earlier-pages.js';
 import type { CrawlEventSink } from './events.js';
 import type { BodySpill } from './body-spill.js';
+import type { AheadLinks } from './links-on-rules.js';
 import { Lookahead } from './lookahead.js';
 import { PagePath } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
@@ -127,6 +128,8 @@ export class Crawl {
   private readonly fetchSignal: AbortSignal;
   private lastId: number;
   private sitemaps: SitemapLinks | undefined;
+  /** The window, while the crawl runs (the page path fetches ahead through it). */
+  private window: Lookahead | undefined;
 
   constructor(options: CrawlOptions) {
     this.o = options;
@@ -147,6 +150,8 @@ export class Crawl {
       sink: options.sink,
       earlier: options.earlier,
       robotsConcurrency: Math.max(1, options.concurrency ?? 1),
+      // A page waiting for its new hosts' robots.txt: each host's pages are fetched ahead once its rules are in.
+      ...((options.concurrency ?? 1) > 1 ? { ahead: (links: AheadLinks) => this.window?.fetchAhead(links) } : {}),
       onEvent: options.onEvent,
       signal: this.fetchSignal,
     });
@@ -188,6 +193,7 @@ export class Crawl {
       // Answers that wait for their turn have their pages written meanwhile (where the sink can): in their turn, a rename.
       stageEarly: path.stageEarly.bind(path),
     });
+    this.window = window;
     const pages = (): number => path.answered;
     try {
       for (;;) {
@@ -231,6 +237,7 @@ export class Crawl {
       }
     } finally {
       this.halt.abort();
+      this.window = undefined;
       window.close();
     }
   }

@@ -39,6 +39,7 @@ import type { EarlyStagedPage } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { BodySpill } from './body-spill.js';
 import { HeldAnswers, type Held } from './held-answers.js';
+import type { AheadLinks } from './links-on-rules.js';
 import type { FetchOutcome } from './redirects.js';
 import { HostLanes, type Lane } from './host-lanes.js';
 
@@ -188,6 +189,17 @@ export class Lookahead {
     return slot.outcome.then((outcome) => (this.restore(slot, outcome, false), outcome));
   }
 
+  /**
+   * Links the crawl will follow once the page it is judging is completed
+   * (PagePath's `ahead`: their host's robots.txt has come): fetched ahead
+   * as links found by scanning ahead are, within the page budget.
+   */
+  fetchAhead(links: AheadLinks): void {
+    if (this.closed) return;
+    this.found(links, this.o.budget() - this.taken);
+    this.pump();
+  }
+
   /** True when a request other than the head's may be in flight. */
   get prefetching(): boolean {
     return this.inFlight > 0;
@@ -259,10 +271,10 @@ export class Lookahead {
     }
   }
 
-  /** Records links found by scanning ahead (at most one window's worth waiting). */
-  private found(links: Array<{ entry: FrontierEntry; url: HttpUrl }>): void {
+  /** Records links found by scanning ahead (at most one window's worth waiting, and at most `most`). */
+  private found(links: Array<{ entry: FrontierEntry; url: HttpUrl }>, most = Infinity): void {
     for (const { entry, url } of links) {
-      if (this.ahead.size >= this.size) return;
+      if (this.ahead.size >= Math.min(this.size, most)) return;
       if (this.ahead.has(entry.key)) continue;
       const slot: Slot = { entry, url, resolveError: undefined, outcome: undefined, queued: false };
       this.ahead.set(entry.key, slot);

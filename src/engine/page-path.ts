@@ -26,6 +26,7 @@ import type { HttpUrl } from '../url/http-url.js';
 import { conditionalHeaders, refreshed, savedPage, type EarlierPages } from './earlier-pages.js';
 import type { CrawlEvent, CrawlEventSink, LinkAction } from './events.js';
 import { LinkClassifier } from './link-classifier.js';
+import { linksOnRules, type AheadLinks } from './links-on-rules.js';
 import { pageLinks, type PageLink } from './page-links.js';
 import { PageScan } from './page-scan.js';
 import type { PoliteFetcher } from './polite-fetch.js';
@@ -63,6 +64,14 @@ export interface PagePathOptions {
   earlier?: EarlierPages | undefined;
   /** Most robots.txt files fetched at once for the new hosts of one page (the crawl's --concurrency). Default 1. */
   robotsConcurrency?: number;
+  /**
+   * Told, while a page waits for the robots.txt of its new hosts, the links
+   * it will follow to each host whose rules have come (in scope, not seen,
+   * allowed): a private crawl's window fetches them ahead, so that a host's
+   * first page does not wait for the slowest robots.txt of the page. Absent:
+   * nothing is fetched before the page's links are judged.
+   */
+  ahead?: (links: AheadLinks) => void;
   onEvent: CrawlEventSink;
   /** The scheduler's stop: ends every wait of a visit. */
   signal: AbortSignal;
@@ -340,7 +349,7 @@ export class PagePath {
     }
     if (unknown !== undefined) {
       try {
-        await this.robots.learnAll(unknown, this.o.robotsConcurrency ?? 1);
+        await this.robots.learnAll(unknown, this.o.robotsConcurrency ?? 1, this.o.ahead === undefined ? undefined : linksOnRules(links, actions, depth + 1, this.o.signal, this.o.ahead));
       } catch (err) {
         if (isCrawlerError(err, 'ERR_ABORTED')) return undefined;
         throw err;

@@ -50,10 +50,13 @@ export class RobotsGate {
    * Learns the rules of every origin of `origins` not known yet: fetched all
    * at once, at most `limit` at a time (each host's own politeness still
    * applies), then learnt in the order given, so that what is told of them
-   * does not depend on which answer came first. Rejects as the loader does
-   * (a shared crawl's loader when a stop came).
+   * does not depend on which answer came first. `loaded`, when given, hears
+   * each origin's rules as they arrive, before they are learnt and told (its
+   * Crawl-delay already handed to politeness): a private crawl fetches ahead
+   * the page's links to that host meanwhile. Rejects as the loader does (a
+   * shared crawl's loader when a stop came).
    */
-  async learnAll(origins: Iterable<string>, limit: number): Promise<void> {
+  async learnAll(origins: Iterable<string>, limit: number, loaded?: (origin: string, rules: RobotsRules) => void): Promise<void> {
     const load = this.o.load;
     if (!this.enabled || load === undefined) return;
     const wanted = [...new Set(origins)].filter((o) => !this.known.has(o));
@@ -63,7 +66,12 @@ export class RobotsGate {
     const worker = async (): Promise<void> => {
       while (next < wanted.length) {
         const origin = wanted[next++] as string;
-        rules.set(origin, await load(origin));
+        const got = await load(origin);
+        rules.set(origin, got);
+        if (loaded !== undefined && !this.known.has(origin)) {
+          this.pace(origin, got);
+          loaded(origin, got);
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, wanted.length)) }, worker));
@@ -83,6 +91,11 @@ export class RobotsGate {
   learn(origin: string, rules: RobotsRules, delayMs?: number): void {
     this.known.set(origin, rules);
     this.o.onEvent?.({ type: 'robots', origin, source: rules.source, group: rules.group, rules: rules.ruleCount, crawlDelay: rules.crawlDelay });
+    this.pace(origin, rules, delayMs);
+  }
+
+  /** Hands the host's interval to politeness: `delayMs` when given, else the rules' Crawl-delay (if any). */
+  private pace(origin: string, rules: RobotsRules, delayMs?: number): void {
     const ms = delayMs ?? (rules.crawlDelay === undefined ? undefined : rules.crawlDelay * 1000);
     if (ms !== undefined) this.o.politeness.setHostDelay(origin, ms);
   }

@@ -66,3 +66,77 @@ test('at most --concurrency robots.txt requests at once', async (t) => {
   assert.ok(ms >= (HOSTS / 4) * ROBOTS_DELAY_MS, `three rounds of four at least: ${ms.toFixed(0)} ms`);
   assert.equal(r.events.filter((e) => e.startsWith('link ')).length, HOSTS);
 });
+
+/**
+ * A hub whose first link's host answers robots.txt late; two other hosts
+ * answer at once (the first with a Crawl-delay of 1 s, above the crawl's
+ * 0.2 s, and a path disallowed). Each host's p.html links to its q.html.
+ */
+async function hubWithSlowHost(t: import('node:test').TestContext, slowMs: number): Promise<{ hub: SiteServer; slow: SiteServer; fast: SiteServer[]; slowAnsweredAt: () => number }> {
+  let answeredAt = Infinity;
+  const slow = await startSite({
+    '/robots.txt': {
+      handle: (_req, res) => {
+        setTimeout(() => {
+          answeredAt = performance.now();
+          res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+        }, slowMs);
+      },
+    },
+    '/p.html': { body: page('slow p', ['/q.html']) },
+    '/q.html': { body: page('slow q') },
+  });
+  t.after(() => slow.close());
+  const fast: SiteServer[] = [];
+  for (const robots of ['User-agent: *\nCrawl-delay: 1\nDisallow: /no.html\n', 'User-agent: *\nDisallow: /no.html\n']) {
+    const s = await startSite({
+      '/robots.txt': { body: robots, headers: { 'content-type': 'text/plain' } },
+      '/p.html': { body: page('fast p', ['/q.html']) },
+      '/q.html': { body: page('fast q') },
+      '/no.html': { body: page('never') },
+    });
+    t.after(() => s.close());
+    fast.push(s);
+  }
+  const links = [`${slow.origin}/p.html`, ...fast.flatMap((s) => [`${s.origin}/p.html`, `${s.origin}/no.html`, `${s.origin}/p.html`])];
+  const hub = await startSite({ '/robots.txt': { status: 404 }, '/': { body: page('hub', links) } });
+  t.after(() => hub.close());
+  return { hub, slow, fast, slowAnsweredAt: () => answeredAt };
+}
+
+test('a slow robots.txt holds back only its own host: the other hosts\' pages are fetched meanwhile, each in its turn, and the log is unchanged', async (t) => {
+  const SLOW_MS = 2500;
+  const first = await hubWithSlowHost(t, SLOW_MS);
+  const r = await runCrawl({ seed: `${first.hub.origin}/`, inScope: () => true, maxDepth: 2, concurrency: 4, delayMs: 200 });
+  for (const [i, s] of first.fast.entries()) {
+    const robots = s.requests.find((q) => q.path === '/robots.txt');
+    const p = s.requests.find((q) => q.path === '/p.html');
+    assert.ok(robots !== undefined && p !== undefined, `fast host ${i}: robots.txt and p.html asked`);
+    assert.ok(p.at < first.slowAnsweredAt(), `fast host ${i}: p.html asked ${(p.at - robots.at).toFixed(0)} ms after its robots.txt, before the slow robots.txt answered`);
+    // Its interval holds from its robots.txt: the Crawl-delay (1 s) on the first host, the crawl's 0.2 s on the other.
+    const least = i === 0 ? 1000 : 200;
+    assert.ok(p.after - robots.at >= least, `fast host ${i}: p.html ${(p.after - robots.at).toFixed(0)} ms after robots.txt, at least ${least}`);
+    assert.deepEqual(s.paths(), ['/robots.txt', '/p.html', '/q.html'], `fast host ${i}: each page once, nothing disallowed asked`);
+  }
+  assert.deepEqual(first.slow.paths(), ['/robots.txt', '/p.html', '/q.html']);
+  // The same crawl one request at a time (no robots.txt fetched at once, nothing ahead): the same log and pages.
+  const again = await hubWithSlowHost(t, SLOW_MS);
+  const one = await runCrawl({ seed: `${again.hub.origin}/`, inScope: () => true, maxDepth: 2, concurrency: 1, delayMs: 200 });
+  const ports = (lines: string[]): string[] => {
+    const map = new Map([first.hub, first.slow, ...first.fast].map((s, i) => [String(s.port), `H${i}`]));
+    const map2 = new Map([again.hub, again.slow, ...again.fast].map((s, i) => [String(s.port), `H${i}`]));
+    return lines.map((l) => l.replace(/127\.0\.0\.1:(\d+)/g, (_m, port: string) => map.get(port) ?? map2.get(port) ?? port));
+  };
+  assert.deepEqual(ports(r.events), ports(one.events));
+  assert.deepEqual(ports(r.pages), ports(one.pages));
+  assert.ok(r.events.includes(`link 0 ${first.fast[0]?.origin}/no.html robots`));
+});
+
+test('pages fetched while a robots.txt comes stay within the page budget', async (t) => {
+  const { hub, fast } = await hubWithSlowHost(t, 1000);
+  // The hub and one page more: at most one of the hub's links is asked ahead.
+  const r = await runCrawl({ seed: `${hub.origin}/`, inScope: () => true, maxDepth: 2, concurrency: 4, delayMs: 200, maxPages: 2 });
+  const asked = fast.reduce((n, s) => n + s.paths().filter((p) => p !== '/robots.txt').length, 0);
+  assert.ok(asked <= 1, `${asked} pages of the fast hosts asked`);
+  assert.equal(r.pages.length, 2);
+});
