@@ -20,7 +20,7 @@ import type { HttpUrl } from '../url/http-url.js';
 import type { EarlierPages } from './earlier-pages.js';
 import type { CrawlEventSink } from './events.js';
 import type { BodySpill } from './body-spill.js';
-import type { AheadLinks } from './links-on-rules.js';
+import { linksOnRules, type AheadLinks } from './links-on-rules.js';
 import { Lookahead } from './lookahead.js';
 import { PagePath } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
@@ -158,22 +158,25 @@ export class Crawl {
   }
 
   async run(): Promise<CrawlSummary> {
+    // Opened first: the seeds' pages may be fetched ahead while the robots.txt of other seeds' hosts come.
+    const window = this.openWindow();
+    this.window = window;
+    try {
+      return await this.crawl(window);
+    } finally {
+      this.halt.abort();
+      this.window = undefined;
+      window.close();
+    }
+  }
+
+  /** The window: fetches ahead across hosts, hands out in frontier order. */
+  private openWindow(): Lookahead {
     const { seed, frontier } = this.o;
     const path = this.path;
-    const seeds = [seed, ...(this.o.moreSeeds ?? [])];
-    // The seeds are queued together, in the same unit as the first page (a durable frontier commits them
-    // with it): when one of them is seen, a resumed crawl has queued them all already.
-    const seeded = seeds.some((s) => frontier.isSeen(s.key));
-    if (seeded && frontier.pending === 0) return { pages: 0, stoppedBy: 'done' };
-    if (!seeded) {
-      const queued = await this.seed(seeds);
-      if (queued === undefined) return { pages: 0, stoppedBy: 'signal' };
-      if (queued === 0) return { pages: 0, stoppedBy: 'seed-disallowed' };
-    }
-    if (this.o.sitemaps !== undefined) this.sitemaps = await path.sitemapLinks(this.o.sitemaps, this.o.maxRedirects);
     const perHost = Math.max(1, this.o.connectionsPerHost ?? 1);
     const politeness = this.o.politeness;
-    const window = new Lookahead({
+    return new Lookahead({
       take: () => frontier.take(),
       resolve: (entry) => this.o.policy.resolveLink(entry.url, seed),
       fetch: (url) => this.o.fetcher.fetch(url, this.fetchSignal, path.conditional(url)),
@@ -193,68 +196,81 @@ export class Crawl {
       // Answers that wait for their turn have their pages written meanwhile (where the sink can): in their turn, a rename.
       stageEarly: path.stageEarly.bind(path),
     });
-    this.window = window;
+  }
+
+  private async crawl(window: Lookahead): Promise<CrawlSummary> {
+    const { seed, frontier } = this.o;
+    const path = this.path;
+    const seeds = [seed, ...(this.o.moreSeeds ?? [])];
+    // The seeds are queued together, in the same unit as the first page (a durable frontier commits them
+    // with it): when one of them is seen, a resumed crawl has queued them all already.
+    const seeded = seeds.some((s) => frontier.isSeen(s.key));
+    if (seeded && frontier.pending === 0) return { pages: 0, stoppedBy: 'done' };
+    if (!seeded) {
+      const queued = await this.seed(seeds);
+      if (queued === undefined) return { pages: 0, stoppedBy: 'signal' };
+      if (queued === 0) return { pages: 0, stoppedBy: 'seed-disallowed' };
+    }
+    if (this.o.sitemaps !== undefined) this.sitemaps = await path.sitemapLinks(this.o.sitemaps, this.o.maxRedirects);
     const pages = (): number => path.answered;
-    try {
-      for (;;) {
-        if (this.o.signal?.aborted) return { pages: pages(), stoppedBy: 'signal' };
-        if (this.o.maxPages !== undefined && path.answered >= this.o.maxPages) return { pages: pages(), stoppedBy: 'max-pages' };
-        const room = this.o.outputRoom?.();
-        if (room !== undefined) {
-          await room;
-          continue; // the stop checks again: the wait may have been long
-        }
-        const ready = await window.next();
-        if (ready === undefined) return { pages: pages(), stoppedBy: 'done' };
-        // Let the window's next request reach the socket before this page is
-        // saved and scanned (synchronous work): the server then works while we do.
-        if (window.prefetching) await new Promise<void>((resolve) => setImmediate(resolve));
-        const entry = ready.entry;
-        // An entry whose URL cannot be resolved is visited without an answer: the visit tells why.
-        const visit = await path.visit(entry, ready.url === undefined ? undefined : ready.outcome, (url) => window.claim(url), ready.staged);
-        if (visit.end === 'aborted') {
-          frontier.release(entry);
-          return { pages: pages(), stoppedBy: 'signal' };
-        }
-        if (visit.end === 'retry') {
-          frontier.complete(entry, { links: [], retry: true });
-          continue;
-        }
-        let documentId: number | undefined;
-        if (visit.page !== undefined) {
-          documentId = ++this.lastId;
-          await visit.page.publish(documentId);
-        }
-        path.settled(visit, documentId);
-        await this.o.beforeComplete?.(documentId);
-        const saved = visit.saved === undefined || documentId === undefined || visit.saved.capture !== undefined || visit.url === undefined ? visit.saved : { ...visit.saved, capture: this.o.captureOf?.(visit.url) };
-        path.scanned(visit, frontier.complete(entry, { links: visit.links, documentId, saved }));
-        if (visit.stop) return { pages: pages(), stoppedBy: 'program' };
-        // A seed's page is in: its host's sitemaps give links at the next depth, after the seed's own.
-        if (this.sitemaps !== undefined && visit.url !== undefined && entry.depth === this.o.seedDepth && entry.depth < this.o.maxDepth) {
-          await this.sitemaps.queueLinks(visit.url.origin, entry.depth + 1, (links) => links.map((link) => frontier.add(link)));
-        }
+    for (;;) {
+      if (this.o.signal?.aborted) return { pages: pages(), stoppedBy: 'signal' };
+      if (this.o.maxPages !== undefined && path.answered >= this.o.maxPages) return { pages: pages(), stoppedBy: 'max-pages' };
+      const room = this.o.outputRoom?.();
+      if (room !== undefined) {
+        await room;
+        continue; // the stop checks again: the wait may have been long
       }
-    } finally {
-      this.halt.abort();
-      this.window = undefined;
-      window.close();
+      const ready = await window.next();
+      if (ready === undefined) return { pages: pages(), stoppedBy: 'done' };
+      // Let the window's next request reach the socket before this page is
+      // saved and scanned (synchronous work): the server then works while we do.
+      if (window.prefetching) await new Promise<void>((resolve) => setImmediate(resolve));
+      const entry = ready.entry;
+      // An entry whose URL cannot be resolved is visited without an answer: the visit tells why.
+      const visit = await path.visit(entry, ready.url === undefined ? undefined : ready.outcome, (url) => window.claim(url), ready.staged);
+      if (visit.end === 'aborted') {
+        frontier.release(entry);
+        return { pages: pages(), stoppedBy: 'signal' };
+      }
+      if (visit.end === 'retry') {
+        frontier.complete(entry, { links: [], retry: true });
+        continue;
+      }
+      let documentId: number | undefined;
+      if (visit.page !== undefined) {
+        documentId = ++this.lastId;
+        await visit.page.publish(documentId);
+      }
+      path.settled(visit, documentId);
+      await this.o.beforeComplete?.(documentId);
+      const saved = visit.saved === undefined || documentId === undefined || visit.saved.capture !== undefined || visit.url === undefined ? visit.saved : { ...visit.saved, capture: this.o.captureOf?.(visit.url) };
+      path.scanned(visit, frontier.complete(entry, { links: visit.links, documentId, saved }));
+      if (visit.stop) return { pages: pages(), stoppedBy: 'program' };
+      // A seed's page is in: its host's sitemaps give links at the next depth, after the seed's own.
+      if (this.sitemaps !== undefined && visit.url !== undefined && entry.depth === this.o.seedDepth && entry.depth < this.o.maxDepth) {
+        await this.sitemaps.queueLinks(visit.url.origin, entry.depth + 1, (links) => links.map((link) => frontier.add(link)));
+      }
     }
   }
 
   /**
    * Queues the seeds robots.txt allows, in order, after loading the rules of
-   * every seed's host at once (--concurrency at a time). Resolves with how
-   * many were queued, or undefined when a stop came first.
+   * every seed's host at once (--concurrency at a time); meanwhile each
+   * seed whose host's rules have come is fetched ahead (a seed file of 2,000
+   * hosts: the first seed's page does not wait for the last robots.txt).
+   * Resolves with how many were queued, or undefined when a stop came first.
    */
   private async seed(seeds: readonly HttpUrl[]): Promise<number | undefined> {
     const path = this.path;
     const depth = this.o.seedDepth;
     if (seeds.length > 1) {
       try {
+        const ahead = (this.o.concurrency ?? 1) > 1 ? linksOnRules(seeds.map((s) => ({ raw: s.href, url: s })), [], depth, this.fetchSignal, (links) => this.window?.fetchAhead(links)) : undefined;
         await path.robots.learnAll(
           seeds.map((s) => s.origin),
           Math.max(1, this.o.concurrency ?? 1),
+          ahead,
         );
       } catch (err) {
         if (this.o.signal?.aborted) return undefined;

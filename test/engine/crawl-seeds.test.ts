@@ -82,6 +82,31 @@ test('the robots.txt of every seed\'s host is fetched at once (--concurrency at 
   assert.deepEqual(r.pages, sites.map((s) => `${s.origin}/ => ${s.origin}/`));
 });
 
+test('a seed whose host answers robots.txt late holds back only itself: the later seeds\' pages are asked meanwhile, and come in seed order', async (t) => {
+  const SLOW_MS = 2000;
+  let slowAnsweredAt = Infinity;
+  const slowRobots: Route = {
+    handle(_req, res) {
+      setTimeout(() => {
+        slowAnsweredAt = performance.now();
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow:\n');
+      }, SLOW_MS);
+    },
+  };
+  const slow = await site(t, { '/robots.txt': slowRobots, '/': { body: page('slow') } }, '127.0.0.1');
+  const fast = await Promise.all([2, 3].map((i) => site(t, { '/robots.txt': robotsTxt('User-agent: *\nDisallow: /no/\n'), '/': { body: page(`f${i}`) }, '/no/': { body: page('never') } }, `127.0.0.${i}`)));
+  const seeds = [`${slow.origin}/`, ...fast.flatMap((s) => [`${s.origin}/`, `${s.origin}/no/`])];
+  const r = await runCrawl({ seed: seeds[0] as string, moreSeeds: seeds.slice(1), inScope: () => true, concurrency: 4, delayMs: 200 });
+  for (const s of fast) {
+    const root = s.requests.find((q) => q.path === '/');
+    assert.ok(root !== undefined && root.at < slowAnsweredAt, `${s.origin}/ asked before the slow robots.txt answered`);
+    assert.deepEqual(s.paths(), ['/robots.txt', '/'], 'each page once, the disallowed seed never');
+  }
+  assert.deepEqual(slow.paths(), ['/robots.txt', '/']);
+  assert.deepEqual(r.pages, [slow, ...fast].map((s) => `${s.origin}/ => ${s.origin}/`));
+  assert.deepEqual(r.seedDisallowed, fast.map((s) => `${s.origin}/no/`));
+});
+
 test('a resumed crawl whose seeds were queued (one of them is seen) does not queue or check them again', async (t) => {
   const a = await site(t, { '/': { body: page('a') }, '/later.html': { body: page('later') } }, '127.0.0.1');
   const b = await site(t, { '/': { body: page('b') } }, '127.0.0.2');
