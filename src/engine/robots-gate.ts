@@ -51,9 +51,13 @@ export class RobotsGate {
    * at once, at most `limit` at a time (each host's own politeness still
    * applies), then learnt in the order given, so that what is told of them
    * does not depend on which answer came first. `loaded`, when given, hears
-   * each origin's rules as they arrive, before they are learnt and told (its
-   * Crawl-delay already handed to politeness): a private crawl fetches ahead
-   * the page's links to that host meanwhile. Rejects as the loader does (a
+   * each origin's rules before they are learnt and told (its Crawl-delay
+   * already handed to politeness): a private crawl fetches ahead the page's
+   * links to that host meanwhile. It hears them once every robots.txt has
+   * been asked, then as they arrive: the robots.txt files come first, for
+   * each gates its host's every page (2,000 hosts at 256 at a time on a
+   * busy machine: pages fetched ahead from the first answer on made the last
+   * robots.txt, and the crawl's end, later). Rejects as the loader does (a
    * shared crawl's loader when a stop came).
    */
   async learnAll(origins: Iterable<string>, limit: number, loaded?: (origin: string, rules: RobotsRules) => void): Promise<void> {
@@ -63,15 +67,26 @@ export class RobotsGate {
     if (wanted.length === 0) return;
     const rules = new Map<string, RobotsRules>();
     let next = 0;
+    // Rules come before every robots.txt is asked: held until then (see above).
+    let held: string[] | undefined = [];
+    const hear = (origin: string): void => {
+      const got = rules.get(origin) as RobotsRules;
+      if (loaded === undefined || this.known.has(origin)) return;
+      this.pace(origin, got);
+      loaded(origin, got);
+    };
     const worker = async (): Promise<void> => {
       while (next < wanted.length) {
         const origin = wanted[next++] as string;
-        const got = await load(origin);
-        rules.set(origin, got);
-        if (loaded !== undefined && !this.known.has(origin)) {
-          this.pace(origin, got);
-          loaded(origin, got);
+        const loading = load(origin);
+        if (next === wanted.length && held !== undefined) {
+          const early = held;
+          held = undefined;
+          for (const o of early) hear(o);
         }
+        rules.set(origin, await loading);
+        if (held !== undefined) held.push(origin);
+        else hear(origin);
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, wanted.length)) }, worker));

@@ -92,3 +92,35 @@ test('allows() without a loader: a host without known rules is allowed, and stay
   gate.learn(A, rules('User-agent: *\nDisallow: /private\n'));
   assert.equal(await gate.allows(url), false);
 });
+
+test('learnAll: `loaded` hears each host\'s rules (Crawl-delay in politeness already) once every robots.txt is asked, then as they come; all are learnt and told in the order given', async () => {
+  const politeness = new Politeness({ delayMs: 100 });
+  const pending = new Map<string, (r: RobotsRules) => void>();
+  const asked: string[] = [];
+  const load = (origin: string): Promise<RobotsRules> => {
+    asked.push(origin);
+    return new Promise((resolve) => pending.set(origin, resolve));
+  };
+  const told: string[] = [];
+  const gate = new RobotsGate({ politeness, load, onEvent: (e) => e.type === 'robots' && told.push(e.origin) });
+  const [a, b, c, d] = ['http://a.test', 'http://b.test', 'http://c.test', 'http://d.test'] as const;
+  const heard: Array<[string, number]> = [];
+  const all = gate.learnAll([a, b, c, d, a], 2, (origin) => heard.push([origin, politeness.intervalFor(origin)]));
+  const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
+  await settle();
+  assert.deepEqual(asked, [a, b]);
+  pending.get(a)?.(RobotsRules.parse('User-agent: *\nCrawl-delay: 2\n', 'polite-crawler'));
+  await settle();
+  assert.deepEqual(asked, [a, b, c]);
+  assert.equal(heard.length, 0, 'd is not asked yet: nothing heard');
+  pending.get(c)?.(RobotsRules.allowAll());
+  await settle();
+  assert.deepEqual(asked, [a, b, c, d]);
+  assert.deepEqual(heard, [[a, 2000], [c, 100]], 'the last robots.txt asked: what came is heard, in the order it came');
+  pending.get(d)?.(RobotsRules.allowAll());
+  await settle();
+  pending.get(b)?.(RobotsRules.allowAll());
+  await all;
+  assert.deepEqual(heard.map(([o]) => o), [a, c, d, b]);
+  assert.deepEqual(told, [a, b, c, d], 'learnt and told in the order given');
+});
