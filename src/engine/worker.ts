@@ -25,6 +25,7 @@ import { ClaimGate } from './claim-gate.js';
 import { ClaimTiming } from './claim-timing.js';
 import { KnownLinks } from './known-links.js';
 import type { CrawlEventSink } from './events.js';
+import { GroupPublish } from './group-publish.js';
 import { PagePath } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { RobotsGate } from './robots-gate.js';
@@ -88,12 +89,15 @@ export class Worker {
   private readonly known = new KnownLinks();
   /** Saved pages whose files are in place, waiting to be published with the next claim. */
   private readonly unpublished: Claim[] = [];
+  /** Saved pages published on their own while the lanes wait in line: in groups. */
+  private readonly publisher: GroupPublish;
 
   constructor(options: WorkerOptions) {
     this.o = options;
     this.clock = options.clock ?? systemClock;
     this.signal = options.signal === undefined ? this.halt.signal : AbortSignal.any([options.signal, this.halt.signal]);
     this.gate = new ClaimGate(this.clock, this.signal, Math.max(1, options.lanes));
+    this.publisher = new GroupPublish(options.store);
     this.timing = new ClaimTiming(options.politeness);
     // Links to a host whose rules this worker does not know yet: learnt from the store (or fetched through it) when found.
     const gate = new RobotsGate({ politeness: options.politeness, enabled: options.config.robots, onEvent: options.onEvent, load: (origin) => this.robots.load(origin) });
@@ -183,9 +187,10 @@ export class Worker {
           const saved = await this.page(claim, before);
           // A page saved and not yet published is the window in which this worker's death makes another
           // worker fetch and save it again (its lease runs out): it rides on this lane's next claim when
-          // the lane may ask at once, else it is published now, on its own.
+          // the lane may ask at once, else it is published now, with those other lanes saved while this
+          // worker's last such call was out (GroupPublish).
           if (saved !== undefined) {
-            if (this.gate.busy) await this.o.store.published(saved);
+            if (this.gate.busy) await this.publisher.publish(saved);
             else this.unpublished.push(saved);
           }
         }
@@ -198,7 +203,8 @@ export class Worker {
 
   /** Publishes on their own the saved pages still waiting to ride on a claim. */
   private async publishWaiting(): Promise<void> {
-    for (let c = this.unpublished.shift(); c !== undefined; c = this.unpublished.shift()) await this.o.store.published(c);
+    const rest = this.unpublished.splice(0);
+    if (rest.length > 0) await this.o.store.published(rest);
   }
 
   /** Visits a claimed page and completes the claim; resolves with the claim when its page was saved (to be published: its file is in place). */

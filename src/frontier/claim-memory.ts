@@ -250,8 +250,8 @@ export class MemoryClaimStore implements ClaimStore {
     return lostLease(c);
   }
 
-  async published(claim: Claim): Promise<void> {
-    this.publish(claim);
+  async published(claims: readonly Claim[]): Promise<void> {
+    for (const claim of claims) this.publish(claim);
   }
 
   private publish(claim: Claim): void {

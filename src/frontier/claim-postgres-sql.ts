@@ -3,9 +3,10 @@
  * a page costs two round trips, `pc_claim` and `pc_complete`. A saved page
  * is also published (its file is in place: until then its claim is out, so
  * a worker that dies before renaming the page loses nothing): `pc_published`
- * on its own, or, what a worker does, as the first step of its next
- * `pc_claim` (its `p_pub_ids`, `p_pub_tokens`: the pages its lanes saved
- * since its last claim), with no round trip of its own.
+ * on its own (for all the pages a worker's lanes saved while one such call
+ * was out), or as the first step of the worker's next `pc_claim` (its
+ * `p_pub_ids`, `p_pub_tokens`: the pages its lanes saved since its last
+ * claim), with no round trip of its own.
  *
  * Times are milliseconds since the epoch on the database's clock
  * (`clock_timestamp()`), as double precision, so every worker shares one
@@ -41,9 +42,9 @@
  *   holds already, and its own pc_done row, a key no other call writes). A
  *   completion whose lease was lost still moves its host's next fetch time
  *   (pc_started), after its queue row, as any completion does.
- * - pc_published locks only its own queue row (and its own pc_done row);
- *   pc_claim publishing first locks those rows, in the order of their ids,
- *   before anything else, holding nothing else while it does. pc_release: its queue row, then its host row.
+ * - pc_published locks only its own queue rows (and their pc_done rows), in
+ *   the order of their ids, holding nothing else while it does; pc_claim
+ *   publishes through it before anything else. pc_release: its queue row, then its host row.
  * - Expired leases are reaped only when no host is ready, `SKIP LOCKED`
  *   too (a claim that published a row holds it, so a reaper that waited for
  *   rows could wait for a claim that waits for it); the reaped rows' hosts
@@ -313,11 +314,18 @@ BEGIN
     CASE WHEN h.ru < v_now AND h.nf > v_now THEN h.nf - v_now ELSE p_poll END, NULL::int, NULL::text;
 END $$;
 
--- A saved page's file is in place: the URL is done (and its completion will not be made again).
-CREATE OR REPLACE FUNCTION pc_published(p_id bigint, p_token bigint) RETURNS void LANGUAGE sql AS $$
-  UPDATE pc_queue SET state = 2 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1;
-  DELETE FROM pc_done WHERE pc_done.token = p_token;
-$$;
+-- Saved pages' files are in place (queue row ids and their claims' tokens, pairwise): each URL is done
+-- and its completion will not be made again. Its rows locked in the order of their ids first (see the
+-- lock order above); pc_claim publishes through it too. PL/pgSQL: its plans are kept for the session
+-- (a LANGUAGE sql function is planned at every call, 0.26 ms a call against 0.11 for the statements).
+DROP FUNCTION IF EXISTS pc_published(bigint, bigint);
+CREATE OR REPLACE FUNCTION pc_published(p_ids bigint[], p_tokens bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF cardinality(p_ids) > 1 THEN PERFORM 1 FROM pc_queue q WHERE q.id = ANY (p_ids) ORDER BY q.id FOR UPDATE; END IF;
+  UPDATE pc_queue SET state = 2 FROM unnest(p_ids, p_tokens) AS u(i, t)
+    WHERE pc_queue.id = u.i AND pc_queue.token = u.t AND pc_queue.state = 1;
+  DELETE FROM pc_done WHERE pc_done.token = ANY (p_tokens);
+END $$;
 
 -- A claim given back; p_started, when its request was sent, still counts for the host's interval.
 CREATE OR REPLACE FUNCTION pc_release(p_kind text, p_id bigint, p_token bigint, p_origin text, p_started double precision)

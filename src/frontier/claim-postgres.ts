@@ -323,8 +323,9 @@ export class PostgresClaimStore implements ClaimStore {
     };
   }
 
-  async published(claim: Claim): Promise<void> {
-    await this.query('SELECT pc_published($1, $2)', [claim.id, claim.token], 'pc_published');
+  async published(claims: readonly Claim[]): Promise<void> {
+    if (claims.length === 0) return;
+    await this.query('SELECT pc_published($1, $2)', [claims.map((c) => c.id), claims.map((c) => c.token)], 'pc_published');
   }
 
   async release(claim: Claim, startedAt?: number): Promise<void> {

@@ -360,8 +360,11 @@ export class SqliteClaimStore implements ClaimStore {
     });
   }
 
-  async published(claim: Claim): Promise<void> {
-    this.tx(() => this.stmt('pageDone').run(claim.id, claim.token));
+  async published(claims: readonly Claim[]): Promise<void> {
+    if (claims.length === 0) return;
+    this.tx(() => {
+      for (const claim of claims) this.stmt('pageDone').run(claim.id, claim.token);
+    });
   }
 
   async release(claim: Claim, startedAt?: number): Promise<void> {

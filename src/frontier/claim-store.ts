@@ -175,7 +175,7 @@ export interface ClaimStore {
    * may add more); `done` when nothing is waiting and no claim is out.
    *
    * `published`, when given, are claims whose saved pages are now in place:
-   * each is marked done first, exactly as `published(claim)` would, so a
+   * each is marked done first, exactly as `published` would, so a
    * worker's next claim and the publication of the pages its lanes saved
    * meanwhile cost one call (one round trip to a database), not one each.
    */
@@ -188,8 +188,8 @@ export interface ClaimStore {
    * and that claim's saved completion gets the same document ID.
    */
   complete(claim: Claim, completion: Completion): Promise<CompletionResult>;
-  /** The saved page of a completed claim is in place under its document ID: the URL is done. */
-  published(claim: Claim): Promise<void>;
+  /** The saved pages of completed claims are in place under their document IDs: each URL is done (one call for all). */
+  published(claims: readonly Claim[]): Promise<void>;
   /**
    * The robots.txt answer of a host a link leads to, so that the link is
    * judged when it is found, as a private crawl judges it: the answer when

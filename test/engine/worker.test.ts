@@ -167,7 +167,7 @@ test('a saved page is published with the lane\'s next claim: one call to the sto
   const calls = { claim: 0, withPublished: 0, published: 0 };
   const store = wrap(inner, {
     claim: (o, p = []) => (calls.claim++, (calls.withPublished += p.length), inner.claim(o, p)),
-    published: (c) => (calls.published++, inner.published(c)),
+    published: (c) => ((calls.published += c.length), inner.published(c)),
   });
   const sum = await makeWorker(store, seed, dirs.temp('worker-publish-'), [], { lanes: 1 }).run();
   assert.ok(sum.crawlDone);
@@ -191,7 +191,7 @@ test('a saved page is published at once: with the lane\'s next claim when it may
       calls.carried += p.length;
       return inner.claim(o, p);
     },
-    published: (c) => (calls.published++, inner.published(c)),
+    published: (c) => ((calls.published += c.length), inner.published(c)),
     complete: (c, x) => {
       // The store's clock is this process's: a request cannot have started after its completion (the
       // estimate may be later than the start by the claim call's own time: microseconds here).

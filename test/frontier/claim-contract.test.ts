@@ -196,6 +196,27 @@ for (const [name, make, skip] of factories) {
       assert.deepEqual(await a.claim(opts), { done: true });
     });
 
+    test('published marks several saved claims done in one call; one claimed again since, and an empty call, change nothing', { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config());
+      const seed = page(await a.claim(opts));
+      assert.equal((await a.complete(seed, done({ saved: true, links: [e(A, '/1', 1), e(A, '/2', 1), e(A, '/3', 1)] }))).documentId, 1);
+      await a.published([]);
+      const one = page(await a.claim(opts, [seed]));
+      const two = page(await b.claim(opts));
+      const late = page(await b.claim({ leaseMs: 150, strictBfs: false }));
+      for (const [s, c] of [[b, two], [a, one], [b, late]] as const) assert.equal((await s.complete(c, done({ saved: true }))).ok, true);
+      await sleep(200);
+      // The late one's lease ran out and another claim took it: published with the others, it changes nothing.
+      const again = page(await b.claim(opts));
+      assert.equal(again.key, late.key);
+      await a.published([two, late, one]);
+      assert.equal((await b.complete(again, done({ saved: true }))).documentId, 4, 'the same document ID as its first save');
+      assert.ok('waitMs' in (await a.claim(opts)), 'the page claimed again is out until published');
+      await b.published([again]);
+      assert.deepEqual(await a.claim(opts), { done: true });
+    });
+
     test('links in a completion are queued in document order at their depth', { skip }, async () => {
       const { a } = await make();
       await a.open(config());
@@ -305,7 +326,7 @@ for (const [name, make, skip] of factories) {
       // A retry's links are not queued: nothing else waits.
       const saved = await b.complete(again, done({ startedAt: again.clock, saved: true }));
       assert.equal(saved.documentId, 1);
-      await b.published(again);
+      await b.published([again]);
       assert.deepEqual(await a.claim(opts), { done: true });
     });
 
@@ -394,16 +415,16 @@ for (const [name, make, skip] of factories) {
       const other = page(await b.claim(opts));
       assert.equal(other.key, `${A}/1`);
       assert.deepEqual(await b.complete(other, done({ saved: true })), { ok: true, documentId: 2, added: [] });
-      await b.published(other);
+      await b.published([other]);
       const w = await b.claim(opts);
       assert.ok('waitMs' in w, `the unpublished page is still out: ${JSON.stringify(w)}`);
       await sleep(200);
       const again = page(await b.claim(opts));
       assert.equal(again.key, dead.key);
-      await a.published(dead); // too late: its lease ran out, this changes nothing
+      await a.published([dead]); // too late: its lease ran out, this changes nothing
       assert.deepEqual(await b.complete(again, done({ saved: true, links: [e(A, '/1', 1)] })), { ok: true, documentId: 1, added: [false] });
       assert.ok('waitMs' in (await a.claim(opts)), 'still out until published');
-      await b.published(again);
+      await b.published([again]);
       assert.deepEqual(await a.claim(opts), { done: true });
       assert.equal(await a.lastDocumentId(), 2);
     });
@@ -506,7 +527,7 @@ for (const [name, make, skip] of factories) {
           seen.push(r.claim.key);
           const res = await s.complete(r.claim, done({ saved: true, links: [link(seen.length % n)] }));
           ids.push(res.documentId as number);
-          await s.published(r.claim);
+          await s.published([r.claim]);
         }
       };
       await Promise.all([lane(a), lane(b), lane(a), lane(b)]);

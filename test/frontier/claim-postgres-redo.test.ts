@@ -81,7 +81,7 @@ test('a call whose first try committed but whose answer was lost answers, made a
   assert.equal(await one('SELECT last_doc::int FROM pc_crawl'), 1, 'one document ID taken');
   assert.equal(await one(`SELECT count(*)::int FROM pc_queue WHERE key IN ('${A}/1', '${B}/2')`), 2, 'each link queued once');
   lose = 1;
-  await store.published(seed);
+  await store.published([seed]);
   assert.equal(await one(`SELECT state::int FROM pc_queue WHERE token = ${seed.token}`), 2);
   assert.equal(await one(`SELECT count(*)::int FROM pc_done WHERE token = ${seed.token}`), 0, 'a published page\'s completion record is dropped');
 

@@ -122,7 +122,7 @@ for (const delayMs of [0, 2]) {
         const res = await s.complete(r.claim, { startedAt: r.claim.clock, links, saved: true });
         assert.ok(res.ok);
         ids.push(res.documentId as number);
-        await s.published(r.claim);
+        await s.published([r.claim]);
       }
     };
     // Any committed state: no host's min_depth above a URL of it that waits (NULL counts as above).

@@ -69,7 +69,7 @@ test('SQLite: every host’s min_depth is exactly its least waiting depth after 
         const depth = claim.depth + 1;
         const links = depth > maxDepth ? [] : Array.from({ length: 5 }, () => entry(Math.floor(next() * hosts), `/p${Math.floor(next() * 25)}`, depth));
         const r = await owner.complete(claim, { startedAt: clock, links, saved: true });
-        if (r.ok) await owner.published(claim);
+        if (r.ok) await owner.published([claim]);
         kinds.saved++;
       }
     }

@@ -92,7 +92,7 @@ async function sharedQueue(store: ClaimStore): Promise<Queue> {
       const links = (o.links ?? []).map((key) => ({ key, url: key, depth: t.depth + 1, origin: ORIGIN }));
       const r = await store.complete(claim, { startedAt: claim.clock, links, saved: o.saved === true, ...(o.retry === true ? { retry: true } : {}) });
       assert.equal(r.ok, true);
-      if (o.saved === true) await store.published(claim);
+      if (o.saved === true) await store.published([claim]);
       return { added: r.added, documentId: r.documentId };
     },
     async release(t) {
