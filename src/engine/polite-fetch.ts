@@ -56,6 +56,8 @@ export class PoliteFetcher {
     try {
       checkStop();
       let startedAt = 0;
+      // The start as politeness stamped it (its clock): the answer's first byte may move it later.
+      let stamped: number | undefined;
       let response: FetchResponse;
       try {
         response = await this.client.fetch(url, {
@@ -63,6 +65,10 @@ export class PoliteFetcher {
           onRequestWritten: () => {
             startedAt = performance.now();
             release();
+            stamped = this.politeness.lastStartOf(url.origin);
+          },
+          onFirstByte: () => {
+            if (stamped !== undefined) this.politeness.answered(url.origin, stamped);
           },
           // A request re-sent because the kept-alive connection was closed is a new request start: it waits its turn.
           beforeResend: async () => {

@@ -99,6 +99,8 @@ export interface FetchOptions {
   headers?: ReadonlyArray<readonly [string, string]> | undefined;
   /** Called when the request bytes are written (politeness measures request starts). */
   onRequestWritten?: () => void;
+  /** Called when the first byte of the response arrives. */
+  onFirstByte?: () => void;
   /**
    * Awaited before a request is sent again on a fresh connection because the
    * kept-alive one turned out closed: the re-sent request is a request start
@@ -196,6 +198,7 @@ export class HttpClient {
       responseTimeoutMs: this.options.responseTimeoutMs,
       limits: this.options.limits,
       head: options.head === true,
+      ...(options.onFirstByte === undefined ? {} : { onFirstByte: options.onFirstByte }),
       ...(tapped
         ? {
             onRequestWritten: () => {

@@ -33,6 +33,8 @@ export interface ExchangeOptions {
   head?: boolean;
   /** Called once the request bytes have been handed to the socket (politeness stamps here). */
   onRequestWritten?: () => void;
+  /** Called when the first byte of the response arrives (politeness learns how late the request may have reached the server). */
+  onFirstByte?: () => void;
   /**
    * Told the bytes read for this response and when, once the exchange ended
    * (well or not). Without it nothing is kept beyond what the parser needs.
@@ -145,6 +147,7 @@ export class Connection {
       const fail = (code: ErrorCode, message: string, cause?: unknown): void =>
         finish(new ExchangeError(code, message, received, cause, parser.head?.status));
       const onData = (chunk: Buffer): void => {
+        if (!received) options.onFirstByte?.();
         received = true;
         seen?.push(chunk);
         try {

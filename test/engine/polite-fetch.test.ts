@@ -182,3 +182,35 @@ test('--delay-factor 2 against a server that answers in 200 ms: request starts a
     }
   }
 });
+
+test('an answer whose first byte comes late moves its request\'s start that much later (at most 5 % of the interval): the next request waits from there', async () => {
+  const server = await startRaw(async (conn) => {
+    for (;;) {
+      const head = await conn.nextRequest();
+      if (head === undefined) return;
+      if (head.includes('/late')) await new Promise((r) => setTimeout(r, 150));
+      conn.socket.write(ok('x'));
+    }
+  });
+  servers.push(server);
+  // The request starts as politeness stamps them (when the bytes are written), on its own clock.
+  const stamps: number[] = [];
+  class Recording extends Politeness {
+    override stamp(host: string): void {
+      super.stamp(host);
+      stamps.push(performance.now());
+    }
+  }
+  const politeness = new Recording({ delayMs: 400 });
+  const client = new HttpClient({ userAgent: 'polite-fetch-test' });
+  try {
+    const fetcher = new PoliteFetcher(client, politeness);
+    for (const p of ['/1', '/late', '/3']) assert.equal((await fetcher.fetch(parseHttpUrl(`${server.origin}${p}`))).status, 200);
+  } finally {
+    client.close();
+  }
+  const [first, late, third] = stamps as [number, number, number];
+  assert.ok(late - first >= 402, `the late request ${(late - first).toFixed(1)} ms after the first`);
+  // 150 ms late: 5 % of 400 ms in all, of which 2 beyond the guard's 2: 18 ms more than the interval and guard.
+  assert.ok(third - late >= 420, `the next request ${(third - late).toFixed(1)} ms after the late one, not 420`);
+});
