@@ -141,3 +141,31 @@ test('pages fetched while a robots.txt comes stay within the page budget', async
   assert.ok(asked <= 1, `${asked} pages of the fast hosts asked`);
   assert.equal(r.pages.length, 2);
 });
+
+test('pages fetched while a robots.txt comes: at most --concurrency of them wait for the page at once', async (t) => {
+  let slowAnsweredAt = Infinity;
+  const slow = await startSite({
+    '/robots.txt': {
+      handle: (_req, res) => {
+        setTimeout(() => {
+          slowAnsweredAt = performance.now();
+          res.writeHead(404).end();
+        }, 1500);
+      },
+    },
+    '/p.html': { body: page('slow p') },
+  });
+  t.after(() => slow.close());
+  const fast: SiteServer[] = [];
+  for (let i = 0; i < 4; i++) {
+    const s = await startSite({ '/robots.txt': { status: 404 }, '/p.html': { body: page(`fast ${i}`) } });
+    t.after(() => s.close());
+    fast.push(s);
+  }
+  const hub = await startSite({ '/robots.txt': { status: 404 }, '/': { body: page('hub', [slow, ...fast].map((s) => `${s.origin}/p.html`)) } });
+  t.after(() => hub.close());
+  const r = await runCrawl({ seed: `${hub.origin}/`, inScope: () => true, maxDepth: 1, concurrency: 2 });
+  const early = fast.filter((s) => (s.requests.find((q) => q.path === '/p.html')?.at ?? Infinity) < slowAnsweredAt).length;
+  assert.equal(early, 2, `${early} fast hosts' pages asked before the slow robots.txt answered`);
+  assert.equal(r.pages.length, 6);
+});
