@@ -130,6 +130,8 @@ export class Crawl {
   private sitemaps: SitemapLinks | undefined;
   /** The window, while the crawl runs (the page path fetches ahead through it). */
   private window: Lookahead | undefined;
+  /** Where links whose host's robots.txt has come are fetched ahead while a page (or the seeds) waits for the rest; undefined at concurrency 1. */
+  private readonly ahead: ((links: AheadLinks) => void) | undefined;
 
   constructor(options: CrawlOptions) {
     this.o = options;
@@ -137,6 +139,7 @@ export class Crawl {
     const frontier = options.frontier;
     this.lastId = frontier.lastDocumentId;
     const load = options.loadRobots;
+    this.ahead = (options.concurrency ?? 1) > 1 ? (links) => this.window?.fetchAhead(links) : undefined;
     this.path = new PagePath({
       seed: options.seed,
       policy: options.policy,
@@ -151,7 +154,7 @@ export class Crawl {
       earlier: options.earlier,
       robotsConcurrency: Math.max(1, options.concurrency ?? 1),
       // A page waiting for its new hosts' robots.txt: each host's pages are fetched ahead once its rules are in.
-      ...((options.concurrency ?? 1) > 1 ? { ahead: (links: AheadLinks) => this.window?.fetchAhead(links) } : {}),
+      ...(this.ahead === undefined ? {} : { ahead: this.ahead }),
       onEvent: options.onEvent,
       signal: this.fetchSignal,
     });
@@ -266,11 +269,10 @@ export class Crawl {
     const depth = this.o.seedDepth;
     if (seeds.length > 1) {
       try {
-        const ahead = (this.o.concurrency ?? 1) > 1 ? linksOnRules(seeds.map((s) => ({ raw: s.href, url: s })), [], depth, this.fetchSignal, (links) => this.window?.fetchAhead(links)) : undefined;
         await path.robots.learnAll(
           seeds.map((s) => s.origin),
           Math.max(1, this.o.concurrency ?? 1),
-          ahead,
+          this.ahead === undefined ? undefined : linksOnRules(seeds.map((s) => ({ raw: s.href, url: s })), [], depth, this.fetchSignal, this.ahead),
         );
       } catch (err) {
         if (this.o.signal?.aborted) return undefined;

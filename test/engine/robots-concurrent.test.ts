@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { longestGap } from '../helpers/arrivals.js';
 import { runCrawl } from '../helpers/crawl-run.js';
-import { page, startSite, type SiteServer } from '../helpers/site-server.js';
+import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
 
 const HOSTS = 12;
 const ROBOTS_DELAY_MS = 250;
@@ -68,22 +68,29 @@ test('at most --concurrency robots.txt requests at once', async (t) => {
   assert.equal(r.events.filter((e) => e.startsWith('link ')).length, HOSTS);
 });
 
+/** A robots.txt route that answers `status` (and `body`) after `ms`; `answeredAt` says when it did (Infinity before). */
+function lateRobots(ms: number, status: number, body = ''): { route: Route; answeredAt: () => number } {
+  let at = Infinity;
+  const route: Route = {
+    handle: (_req, res) => {
+      setTimeout(() => {
+        at = performance.now();
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(body);
+      }, ms);
+    },
+  };
+  return { route, answeredAt: () => at };
+}
+
 /**
  * A hub whose first link's host answers robots.txt late; two other hosts
  * answer at once (the first with a Crawl-delay of 1 s, above the crawl's
  * 0.2 s, and a path disallowed). Each host's p.html links to its q.html.
  */
 async function hubWithSlowHost(t: import('node:test').TestContext, slowMs: number): Promise<{ hub: SiteServer; slow: SiteServer; fast: SiteServer[]; slowAnsweredAt: () => number }> {
-  let answeredAt = Infinity;
+  const late = lateRobots(slowMs, 200, 'User-agent: *\nAllow: /\n');
   const slow = await startSite({
-    '/robots.txt': {
-      handle: (_req, res) => {
-        setTimeout(() => {
-          answeredAt = performance.now();
-          res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
-        }, slowMs);
-      },
-    },
+    '/robots.txt': late.route,
     '/p.html': { body: page('slow p', ['/q.html']) },
     '/q.html': { body: page('slow q') },
   });
@@ -102,7 +109,7 @@ async function hubWithSlowHost(t: import('node:test').TestContext, slowMs: numbe
   const links = [`${slow.origin}/p.html`, ...fast.flatMap((s) => [`${s.origin}/p.html`, `${s.origin}/no.html`, `${s.origin}/p.html`])];
   const hub = await startSite({ '/robots.txt': { status: 404 }, '/': { body: page('hub', links) } });
   t.after(() => hub.close());
-  return { hub, slow, fast, slowAnsweredAt: () => answeredAt };
+  return { hub, slow, fast, slowAnsweredAt: late.answeredAt };
 }
 
 test('a slow robots.txt holds back only its own host: the other hosts\' pages are fetched meanwhile, each in its turn, and the log is unchanged', async (t) => {
@@ -143,16 +150,9 @@ test('pages fetched while a robots.txt comes stay within the page budget', async
 });
 
 test('pages fetched while a robots.txt comes: at most --concurrency of them wait for the page at once', async (t) => {
-  let slowAnsweredAt = Infinity;
+  const late = lateRobots(1500, 404);
   const slow = await startSite({
-    '/robots.txt': {
-      handle: (_req, res) => {
-        setTimeout(() => {
-          slowAnsweredAt = performance.now();
-          res.writeHead(404).end();
-        }, 1500);
-      },
-    },
+    '/robots.txt': late.route,
     '/p.html': { body: page('slow p') },
   });
   t.after(() => slow.close());
@@ -165,7 +165,7 @@ test('pages fetched while a robots.txt comes: at most --concurrency of them wait
   const hub = await startSite({ '/robots.txt': { status: 404 }, '/': { body: page('hub', [slow, ...fast].map((s) => `${s.origin}/p.html`)) } });
   t.after(() => hub.close());
   const r = await runCrawl({ seed: `${hub.origin}/`, inScope: () => true, maxDepth: 1, concurrency: 2 });
-  const early = fast.filter((s) => (s.requests.find((q) => q.path === '/p.html')?.at ?? Infinity) < slowAnsweredAt).length;
+  const early = fast.filter((s) => (s.requests.find((q) => q.path === '/p.html')?.at ?? Infinity) < late.answeredAt()).length;
   assert.equal(early, 2, `${early} fast hosts' pages asked before the slow robots.txt answered`);
   assert.equal(r.pages.length, 6);
 });
