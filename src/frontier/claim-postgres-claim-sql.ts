@@ -24,6 +24,8 @@ DECLARE
   v_next double precision;
   v_depth int;
   v_looked int := 0;
+  v_gone int := 0;
+  v_capped boolean := false;
   v_passed int := 0;
   v_held boolean;
   v_hosts bigint[];
@@ -59,9 +61,11 @@ BEGIN
           FROM pc_hosts ph
           WHERE ph.min_depth = v_depth AND greatest(ph.next_fetch_at, ph.reserved_until) <= v_now
             AND ph.next_fetch_at <= v_now AND ph.reserved_until < v_now
-          ORDER BY greatest(ph.next_fetch_at, ph.reserved_until), ph.id LIMIT 33 LOOP
+          ORDER BY greatest(ph.next_fetch_at, ph.reserved_until), ph.id LIMIT 129 LOOP
         v_looked := v_looked + 1;
-        EXIT walk WHEN v_looked > 32;
+        -- 32 hosts looked at, not counting those another claim emptied and set right after this walk
+        -- began (its snapshot still lists them: on a busy machine a claim can see dozens so).
+        IF v_looked - v_gone > 32 OR v_looked > 128 THEN v_capped := true; EXIT walk; END IF;
         r := h;
         -- A claim that will hold the host (a delay, or its robots.txt) locks its row, and reads it as it is now.
         v_held := h.rstate <> 2 OR h.hdelay > 0;
@@ -86,7 +90,8 @@ BEGIN
               IF NOT FOUND THEN v_passed := v_passed + 1; CONTINUE; END IF;
             END IF;
             UPDATE pc_hosts ph SET min_depth = (SELECT min(q.depth) FROM pc_queue q WHERE q.host_id = h.hid AND q.state = 0)
-              WHERE ph.id = h.hid;
+              WHERE ph.id = h.hid AND ph.min_depth = v_depth;
+            IF NOT FOUND THEN v_gone := v_gone + 1; END IF; -- already set right by the claim that emptied it
           END IF;
           CONTINUE;
         END IF;
@@ -138,7 +143,7 @@ BEGIN
   END LOOP;
   -- When the next host with work is free: the first in the index at each depth; a held host, one
   -- passed over, or only claims out means: poll.
-  IF v_passed > 0 OR v_looked > 32 THEN
+  IF v_passed > 0 OR v_capped THEN
     v_free := v_now + p_poll;
   ELSE
     SELECT min(ph.min_depth) INTO v_depth FROM pc_hosts ph;
