@@ -37,6 +37,21 @@ function chain(srv: FaultServer, n: number, pad: number): Map<string, string> {
   return bodies;
 }
 
+/**
+ * Runs `fill` when the crawl first asks for /robots.txt (its first request, once its state is set
+ * up), before the server answers it: the crawl cannot write a page before the disk is filled.
+ */
+function fillAtRobots(srv: FaultServer, fill: () => void): void {
+  let filled = false;
+  srv.fallback = (target) => {
+    if (target === '/robots.txt' && !filled) {
+      filled = true;
+      fill();
+    }
+    return undefined; // answered as before: 404, every path allowed
+  };
+}
+
 /** A write that failed in a private crawl: the cause first, on one line, then the line that says how to go on (--resume). */
 function assertCleanWriteError(stderr: string, pattern: RegExp): void {
   const lines = stderr.trimEnd().split('\n');
@@ -151,11 +166,9 @@ describe('crawler: the disk fills up mid-crawl', () => {
     try {
       const bodies = chain(srv, PAGES, PAD);
       const filler = join(pd, 'filler.not-a-page');
-      // Once the crawl has set up its state (its first request is robots.txt), fill the disk
-      // so that the marker and three pages fit, with 100 KiB to spare for the state database.
-      void srv.waitFor('/robots.txt', 20_000).then((seen) => {
-        if (seen) writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes(pd) - (4096 + 3 * PAGE_FOOTPRINT + 100 * 1024))));
-      });
+      // Once the crawl has set up its state, fill the disk so that the marker and three pages fit,
+      // with 100 KiB to spare for the state database.
+      fillAtRobots(srv, () => writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes(pd) - (4096 + 3 * PAGE_FOOTPRINT + 100 * 1024)))));
       const args = ['--delay', '0', '--depth-limit', '20', srv.url('/c0.html'), pd, String(PAGES)];
       const r = await runMeasured('crawler', args);
       assert.equal(r.code, 1, `exit 1 (stderr: ${r.stderr})`);
@@ -232,16 +245,19 @@ describe('crawler: the disk fills up mid-crawl', () => {
   test(
     'the disk fills up while the crawl state is written: one clear line and exit 1, no stack trace',
     async (t) => {
-      const pd = tmpfs(t, '1m', { prefix: 'files-pd-full-db-' });
+      const pd = tmpfs(t, '4m', { prefix: 'files-pd-full-db-' });
       if (pd === undefined) return;
       const srv = await startFaultServer();
       try {
-        chain(srv, 3, 0);
-        // Room for the marker and one small page, none for the database's next write.
-        void srv.waitFor('/robots.txt', 20_000).then((seen) => {
-          if (seen) writeFileSync(join(pd, 'filler.not-a-page'), Buffer.alloc(Math.max(0, freeBytes(pd) - 2 * 4096)));
-        });
-        const r = await runMeasured('crawler', ['--delay', '0', srv.url('/c0.html'), pd, '3']);
+        // The seed links to 4,000 new URLs: its file is some 140 KB, the rows that queue its links several
+        // times that, more than the state database's files have room for from their start.
+        const links = Array.from({ length: 4000 }, (_, i) => `/x${i}.html`);
+        const seed = page('seed', links);
+        srv.page('/seed.html', seed);
+        const footprint = Math.ceil(Buffer.byteLength(seed) / 4096) * 4096;
+        // Room for the seed's file and 8 KiB more: its links' rows are the first write with no room.
+        fillAtRobots(srv, () => writeFileSync(join(pd, 'filler.not-a-page'), Buffer.alloc(Math.max(0, freeBytes(pd) - footprint - 2 * 4096))));
+        const r = await runMeasured('crawler', ['--delay', '0', srv.url('/seed.html'), pd, '1']);
         assert.equal(r.code, 1, r.stderr);
         assertCleanWriteError(r.stderr, /^crawler: the disk is full: cannot write the crawl state .* \(SQLITE_FULL\)$/);
       } finally {
