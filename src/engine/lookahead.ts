@@ -92,7 +92,7 @@ export interface LookaheadOptions {
    */
   fetchNext?: (outcome: FetchOutcome) => boolean;
   /** Links of an answered first hop that the crawl will follow when it reaches the page in order (see above). */
-  discover?: (entry: FrontierEntry, url: HttpUrl, outcome: FetchOutcome) => Array<{ entry: FrontierEntry; url: HttpUrl }>;
+  discover?: (entry: FrontierEntry, url: HttpUrl, outcome: FetchOutcome) => AheadLinks;
 }
 
 interface Slot {
@@ -275,7 +275,7 @@ export class Lookahead {
   }
 
   /** Records links found by scanning ahead (at most one window's worth waiting, and at most `most`). */
-  private found(links: Array<{ entry: FrontierEntry; url: HttpUrl }>, most = Infinity): void {
+  private found(links: AheadLinks, most = Infinity): void {
     for (const { entry, url } of links) {
       if (this.ahead.size >= Math.min(this.size, most)) return;
       if (this.ahead.has(entry.key)) continue;

@@ -286,12 +286,12 @@ export class PagePath {
    * scope, not seen, and allowed by robots.txt rules already known): for
    * fetching ahead. No event, no side effect.
    */
-  linksAhead(entry: FrontierEntry, url: HttpUrl, outcome: FetchOutcome): Array<{ entry: FrontierEntry; url: HttpUrl }> {
+  linksAhead(entry: FrontierEntry, url: HttpUrl, outcome: FetchOutcome): AheadLinks {
     const response = outcome.response;
     if (response === undefined || entry.depth >= this.o.maxDepth || redirectLocation(response) !== undefined) return [];
     const verdict = this.o.policy.verdict({ entry, url, depth: entry.depth, response });
     if (!verdict.keep || !verdict.scan || verdict.match !== undefined) return [];
-    const out: Array<{ entry: FrontierEntry; url: HttpUrl }> = [];
+    const out: AheadLinks = [];
     for (const { url: link } of this.links(url, response.body)) {
       if (link !== undefined && this.classifier.now(link) === 'follow') out.push({ entry: { key: link.key, url: link.href, depth: entry.depth + 1 }, url: link });
     }
