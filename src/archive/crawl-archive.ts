@@ -66,8 +66,8 @@ export interface CrawlArchiveOptions extends CrawlDescription {
   /**
    * Keep each page response's capture, payload digest included, for the
    * crawl state (captureOf): a private crawl, whose state a later refresh
-   * reads. It costs a SHA-1 of each 200's payload on the crawl's thread
-   * (some 15 us for 10 KB), besides the one the archive's thread takes.
+   * reads. It costs a SHA-1 of each 200's payload on the crawl's thread,
+   * besides the one the archive's thread takes.
    */
   captures?: boolean | undefined;
   /**

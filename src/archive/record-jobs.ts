@@ -81,7 +81,7 @@ export function packExchange(x: ExchangeInput, ring: SendRing): PackedExchange {
       payloadAt = [payloadApartAt, payload.length];
     }
   }
-  // Every field named: an object rest and its spread cost some 10 us a page here (V8 copies them on its slow path).
+  // Every field named: an object rest and its spread are copied on V8's slow path (docs/performance.md, The cost of `--warc`).
   return {
     uri: x.uri,
     ip: x.ip,

@@ -32,10 +32,9 @@ const MAX_BACKLOG = 256;
  * The thread's young generation, capped: everything it allocates for a
  * batch (record heads, deflated members, digests) is garbage once the batch
  * is written, yet V8 sized its young generation by the allocation rate, to
- * about 45 MiB of resident memory. Measured on the bench's 10,300-page crawl
- * with `--warc .gz` on tmpfs: peak RSS 155 MiB instead of 201 (plain
- * `--warc`: 150 to 164 instead of 172 to 177), with no more CPU (1,190 to
- * 1,360 us per page against 1,410 to 1,540; 2 MiB measured the same).
+ * tens of MiB of resident memory. Capped, the archive's peak RSS falls by
+ * about a quarter with no more CPU (docs/performance.md, The cost of
+ * `--warc`).
  */
 const RECORD_THREAD_YOUNG_MB = 4;
 

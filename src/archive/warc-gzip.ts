@@ -14,16 +14,16 @@ const TRAILER = 8;
 const FEXTRA = 0x04;
 
 /**
- * Deflate level 1: measured on the bench's 22 KB pages it takes about two
- * thirds of level 6's CPU time for an archive about a tenth larger.
+ * Deflate level 1: much less CPU than level 6 for a slightly larger archive
+ * (docs/performance.md, The cost of `--warc`).
  */
 export const GZIP_LEVEL = 1;
 
 /**
  * One gzip member holding `data`, deflated synchronously (on the archive
- * thread, record-thread.ts): zlib's async API cost 280 to 480 us of CPU per
- * record here, for the stream it sets up each time, where the synchronous
- * call costs 20 us for a small record and about 300 us for a 22 KB page.
+ * thread, record-thread.ts): zlib's async API sets up a stream each time,
+ * which costs more CPU than the synchronous call's deflate itself
+ * (docs/performance.md, The cost of `--warc`).
  */
 export function gzipMember(data: Buffer, level = GZIP_LEVEL): Buffer {
   // A 16 KiB window and memLevel 7 keep zlib's state under glibc's mmap threshold: the default's fresh mappings per call cost page faults.

@@ -10,16 +10,16 @@ import { setFlagsFromString } from 'node:v8';
  * V8's interrupt budget (the bytecode a function runs before V8 considers
  * optimising it): a quarter of V8 11.3's default (67,584), set once the
  * bundle has loaded, so that a crawl's hot path is optimised after fewer
- * pages. Measured on a 2,000-page crawl: 1.12x pages/s (paired, 12 rounds);
- * on 10,000 pages and on start-up, no change (docs/performance.md, Start-up).
+ * pages: a short crawl is faster, a long one and start-up unchanged
+ * (docs/performance.md, Start-up).
  * Set only on the V8 it was measured on, whose default is known, and not
  * when node's command line gives a budget. Any flag
  * changes V8's flag hash, which a code cache must match to be accepted:
  * the bundle is compiled before the budget is set, and a cache is made
  * with it set back to the default (withDefaultTiering), which restores the
  * hash. Node's built-in modules loaded later (zlib, crypto, worker_threads
- * for --warc and the page files' thread) compile without their caches, a
- * few ms, against some 100 ms saved on 2,000 pages.
+ * for --warc and the page files' thread) compile without their caches,
+ * which costs far less than the budget saves.
  */
 const TIERING_V8 = '11.3.';
 const BUDGET_DEFAULT = '--interrupt-budget=67584';
@@ -32,10 +32,9 @@ let ownHeapGrowth = false;
  * How far V8 lets the old generation grow past what survived the last full
  * collection before it collects again: 30 %, where V8 11.3 picks up to
  * 300 % for a heap of our size while the program is busy (a crawl always
- * is). A broad crawl's live heap is some 45 MB near its end (the window's
- * entries and answers waiting their turn) and V8 let it reach 80 to 100 MB
- * before collecting: the bench's 2,000 hosts x 10 pages peaked at 205-215
- * MiB RSS, 155-159 with this (docs/performance.md, Broad). The cost is
+ * is). A broad crawl's live heap (the window's entries and answers waiting
+ * their turn) then doubled before V8 collected it, and its peak RSS with
+ * it (docs/performance.md, Memory). The cost is
  * more full collections, mostly marked concurrently, on another core. Set
  * with the budget (V8 reads it at each collection), not when node's command
  * line gives one, and reset with it while a code cache is made.

@@ -3,8 +3,8 @@
  * made by scripts/bundle.ts): each runs its program's bundle
  * (dist/bin/NAME.bundle.cjs) as CommonJS, compiled with the V8 code cache
  * beside it (NAME.bundle.v8cache), so that the bundle's functions come
- * deserialised instead of parsed and compiled: about 20 ms less per run on
- * the test machine (docs/performance.md, Start-up).
+ * deserialised instead of parsed and compiled, which is most of a short
+ * run's compile time (docs/performance.md, Start-up).
  *
  * The cache is made by `npm run build` (a one-page crawl of each program)
  * and remade by a run without node flags that finds it missing, stale or

@@ -6,10 +6,9 @@
  * and then goes with every page saved meanwhile, in one call. So nothing
  * waits longer than about one call's time: a page saved and not yet
  * published is the window in which this worker's death makes another worker
- * fetch and save it again (its lease runs out). At 500 hosts x 20 pages
- * over 4 PostgreSQL workers, `pc_published` went from 6,500 to 8,250 calls
- * a run (1.9 to 2.3 s of the database's execution) to 3,100 to 3,700 (1.4
- * to 1.6 s); the pages a second did not move beyond the hour's noise.
+ * fetch and save it again (its lease runs out). Grouping halves the
+ * publish calls and the database's time on them (docs/performance.md,
+ * Group commit).
  */
 import type { Claim, ClaimStore } from '../frontier/claim-store.js';
 

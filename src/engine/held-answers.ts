@@ -18,9 +18,8 @@
  * for it in its turn (a page at the depth limit, saved and not scanned,
  * never is).
  *
- * Counted before, the bodies alone: 16 MiB of them held 14,600 answers at
- * once in the 2,000-host bench, and their fields another 11 MB the count
- * did not see.
+ * The fields are counted with the bodies: at thousands of hosts they
+ * weigh nearly as much (docs/performance.md, Answers that wait).
  */
 import type { FetchResponse } from '../http/client.js';
 import type { Field } from '../http/header-lines.js';
@@ -29,9 +28,9 @@ import type { BodySpill, SpilledBody } from './body-spill.js';
 
 /**
  * Default budget: bytes of answers waiting for their turn kept in memory
- * before the rest are spilled. In the 2,000-host bench, 4 MiB against 16:
- * peak RSS 157 MiB against 174-182 (with the bins' heap growth, see
- * src/cli/early-tiering.ts); reading back costs some 20 us a page.
+ * before the rest are spilled. A larger budget only raised the peak RSS of
+ * a broad crawl, and reading an answer back is cheap (docs/performance.md,
+ * Answers that wait; the bins' heap growth: src/cli/early-tiering.ts).
  */
 export const DEFAULT_AHEAD_MEMORY = 4 * 1024 * 1024;
 

@@ -6,7 +6,8 @@
  * classified in document order, so that what is told is the same whichever
  * answer came first); meanwhile each host whose rules are in may be asked
  * for its pages, each in its own turn, instead of all of them waiting for
- * the slowest robots.txt (2,000 hosts at 256 at a time: some 1.5 s).
+ * the slowest robots.txt, which at thousands of hosts comes long after the
+ * first (docs/performance.md, The window and the fetch ahead).
  */
 import type { FrontierEntry } from '../frontier/store.js';
 import type { RobotsRules } from '../robots/rules.js';

@@ -1,7 +1,7 @@
 /**
  * The `entities` package's attribute decoder, loaded at its first use: the
- * package builds its decode tables when it loads (about 5 ms of a run's
- * start on the test machine), and most pages' hrefs hold no `&`.
+ * package builds its decode tables when it loads, a cost every run's start
+ * would pay (docs/performance.md, Start-up), and most pages' hrefs hold no `&`.
  */
 import type * as Entities from 'entities/decode';
 import { createRequire } from 'node:module';

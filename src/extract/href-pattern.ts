@@ -29,8 +29,8 @@ export class HrefPatternExtractor implements LinkExtractor {
   extract(body: Buffer): ExtractedLinks {
     const hrefs: string[] = [];
     // latin1 maps each byte to one char, so string indexes are byte offsets;
-    // V8's String indexOf beats Buffer.indexOf here (measured: ~960 vs ~710
-    // MB/s on the synthetic corpus), mostly because it has no native-call cost.
+    // V8's String indexOf beats Buffer.indexOf here (docs/performance.md,
+    // The hot path), mostly because it has no native-call cost.
     const s = body.toString('latin1');
     const n = s.length;
     let at = s.indexOf(PATTERN);

@@ -4,9 +4,8 @@
  * pg 8 asks, while its modules load, whether it runs in a Cloudflare Worker:
  * first `navigator.userAgent`, and where there is no `navigator` (Node 20
  * has none; Node 21 and later do) by constructing a fetch `Response`. The
- * global `Response` loads node's bundled undici: some 30 ms of CPU at every
- * PostgreSQL worker's start (measured: `require('pg')` 170 against 130 ms),
- * which eight workers starting together on two cores wait for in turn. A
+ * global `Response` loads node's bundled undici, a large part of every
+ * PostgreSQL worker's start (docs/performance.md, Start-up), which eight workers starting together on two cores wait for in turn. A
  * `navigator` that says Node.js, for the moment of the load, answers first.
  */
 const g = globalThis as { navigator?: unknown };

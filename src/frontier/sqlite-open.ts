@@ -1,13 +1,12 @@
 /**
  * Opens a better-sqlite3 database with its native addon named by path.
  * Without `nativeBinding`, better-sqlite3 finds its `.node` file through the
- * `bindings` package, which tries a dozen paths and reads the call stack:
- * 7 to 13 ms of a run's start on the test machine, against 1 to 3 ms here
- * (docs/performance.md, Start-up).
+ * `bindings` package, which tries a dozen paths and reads the call stack,
+ * several times the cost of naming it (docs/performance.md, Start-up).
  *
  * The programs' bundles also hold better-sqlite3's JavaScript (so it comes
- * with their code cache instead of a dozen files read and compiled, some 10
- * ms): scripts/bundle.ts defines BUNDLED_BETTER_SQLITE3 as the version it
+ * with their code cache instead of a dozen files read and compiled):
+ * scripts/bundle.ts defines BUNDLED_BETTER_SQLITE3 as the version it
  * bundled. That copy is used only beside the addon of the same version in
  * the package's own node_modules; any other better-sqlite3 (hoisted by npm,
  * or updated since the build) is loaded from node_modules as a whole.

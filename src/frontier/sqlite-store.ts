@@ -4,8 +4,8 @@
  * Each page's changes are one savepoint, released by `commit(entry)` right
  * after its page file is in place; released pages are committed to disk in
  * groups, at most `commitIntervalMs` apart (100 ms by default) and on every
- * stop. A transaction per page cost about 200 us of SQLite time; a group
- * costs a few. After `kill -9` at any moment a resumed crawl redoes the pages
+ * stop. A transaction per page cost far more SQLite time than a group
+ * (docs/performance.md, Group commit). After `kill -9` at any moment a resumed crawl redoes the pages
  * of the last group at most, in the same order and so under the same IDs:
  * it ends with exactly the pages of an uninterrupted crawl. A page cut
  * short (a stop signal mid-page) is rolled back alone.
@@ -106,7 +106,7 @@ export class SqliteFrontier implements FrontierStore {
       this.db.pragma('synchronous = NORMAL');
       // A page's savepoint keeps the original of every database page it
       // changes in a statement journal, by default a temporary file in
-      // /var/tmp: some 20,000 4 KiB writes per 10,000 pages. A few pages per
+      // /var/tmp, written for every page (docs/performance.md, Group commit). A few pages per
       // savepoint fit in memory, and a crash loses nothing that file would
       // have saved (it is deleted on open; the WAL is what survives).
       this.db.pragma('temp_store = MEMORY');

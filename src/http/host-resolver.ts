@@ -12,8 +12,8 @@
  * - Every lookup is bounded by `lookupTimeoutMs` (10 s).
  * - No concurrency limit here: the layer below (the backend) decides how
  *   lookups run. The default, `systemLookup`, asks DNS through c-ares,
- *   which waits on the event loop rather than in libuv's four threads: 200
- *   lookups of 100 ms take some 0.4 s, not 5 s (see system-lookup.ts).
+ *   which waits on the event loop rather than in libuv's four threads, so
+ *   slow lookups overlap (see system-lookup.ts).
  * - RFC 6761 names are answered here, without asking anyone: `localhost`
  *   and `*.localhost` are the loopback addresses (§6.3), `*.invalid` does
  *   not exist (§6.4). IP literals are not names: the connector skips them.

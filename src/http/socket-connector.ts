@@ -15,7 +15,8 @@ import { socketErrorCode, socketFailureWords, systemCode, tlsFailureWords } from
 
 /**
  * node:tls, loaded on the first https connection: loading it (OpenSSL's
- * contexts) adds about 3 MiB of resident memory that an http crawl never uses.
+ * contexts) adds resident memory that an http crawl never uses
+ * (docs/performance.md, Memory).
  */
 let tls: Promise<typeof import('node:tls')> | undefined;
 

@@ -5,12 +5,11 @@
  * Why c-ares first, and not dns.lookup: dns.lookup is getaddrinfo, a
  * blocking call that libuv runs in its threadpool, four threads by default
  * and shared with every file write of the crawl. Four slow lookups (a name
- * server that takes 100 ms, or 5 s to time out) then stall the other
- * lookups and the page files behind them: 200 lookups of 100 ms take
- * 200 / 4 x 100 ms = 5 s. c-ares (node:dns Resolver) sends its queries from
- * the event loop and waits for no thread: the same 200 names took 0.4 s,
- * DNS_LOOKUPS at a time, against a name server on loopback that answers
- * each query 100 ms late (test/http/system-lookup.test.ts).
+ * server that is slow, or times out) then stall the other lookups and the
+ * page files behind them: N slow lookups take N / 4 times one. c-ares
+ * (node:dns Resolver) sends its queries from the event loop and waits for
+ * no thread, so slow names overlap (test/http/system-lookup.test.ts;
+ * docs/performance.md, Name lookups and `--exclude`).
  *
  * What c-ares does not read is the rest of the system's name service: the
  * hosts file, nsswitch (mDNS, split DNS, NIS), and the search domains of
@@ -45,8 +44,8 @@ export const FALLBACK_THREADS = 2;
  * Names asked of DNS at most at once (two queries each, A and AAAA). More
  * answers arriving together than a UDP socket's receive buffer holds (256
  * small datagrams here, with Linux's default 208 KiB) are dropped, and
- * c-ares asks again only after its timeout: against a name server answering
- * 100 ms late, 200 names at once took 1.3 to 2.3 s, 100 at a time 0.4 s.
+ * c-ares asks again only after its timeout, so asking more at once is
+ * slower, not faster (docs/performance.md, Name lookups and `--exclude`).
  */
 export const DNS_LOOKUPS = 100;
 /** RFC 8305 §3: how long the second address family is awaited once the first has answered. */

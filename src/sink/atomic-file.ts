@@ -4,10 +4,10 @@
  * symlink), then rename it over the final name. rename(2) replaces a planted
  * symlink itself rather than following it.
  *
- * The four system calls are made synchronously. Measured on the crawl's hot
- * path, the promise API's thread-pool round trips cost about 2.7 times the
- * CPU of the calls themselves (a 20 KB page: roughly 80 us against 220 us),
- * and the event loop loses little: the next request is already on the wire
+ * The four system calls are made synchronously. On the crawl's hot path,
+ * the promise API's thread-pool round trips cost more CPU than the calls
+ * themselves (docs/performance.md, The hot path), and the event loop loses
+ * little: the next request is already on the wire
  * (the lookahead window), and a page write into the page cache takes tens of
  * microseconds.
  */
@@ -134,8 +134,8 @@ export async function writeFileAtomic(dir: string, name: string, chunks: readonl
 /**
  * Removes the file at `path` when there is one (not a directory). Throws
  * ERR_WRITE for any failure but "no such file". `unlinkSync`, not
- * `rmSync({ force: true })`, whose first call loads node's rimraf (some
- * 1.4 ms of a run's start).
+ * `rmSync({ force: true })`, whose first call loads node's rimraf, a cost
+ * at a run's start (docs/performance.md, Start-up).
  */
 export function removeFileSync(path: string): void {
   try {

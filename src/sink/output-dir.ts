@@ -7,7 +7,7 @@
  * the run nor a file that was there before (a user's, or an earlier run's).
  * A clash gets a numeric suffix (`index-2.html`).
  */
-// Synchronous: before the first request, and node:fs/promises would cost some 1.5 ms of the start.
+// Synchronous: before the first request, and node:fs/promises would add to the start (docs/performance.md, Start-up).
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { CrawlerError } from '../errors.js';
 import { writeFileNewSync } from './atomic-file.js';

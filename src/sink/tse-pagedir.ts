@@ -11,7 +11,7 @@
  * Other files are never touched.
  */
 // Synchronous calls: they run before the crawl's first request, or after its last, and node:fs/promises
-// (with the modules it loads) would cost some 1.5 ms of every run's start.
+// (with the modules it loads) would add to every run's start (docs/performance.md, Start-up).
 import { accessSync, constants, lstatSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { CrawlerError } from '../errors.js';
@@ -120,12 +120,9 @@ export const THREAD_WINDOW = 50;
  * machine makes a few writes very slow, which would carry a mean over it.
  * And the thread starts once this many of the last RECENT_WINDOWS windows
  * were slow, for a disk is slow window after window.
- * Measured on the bench's 10,300 pages (206 windows, 150 us): on tmpfs
- * with a second crawl or a full test run beside it, 0 to 4 windows had a
- * mean over the bound in 7 runs and none a median; on ext4, 11 and 192
- * by the mean, 2 and 192 by the median. With means alone, noise started
- * the thread on tmpfs in a full bench (2026-12-04 17:11, one round of
- * three), which made that round the slowest and 13 MiB larger.
+ * With means alone, noise on a busy machine started the thread on tmpfs,
+ * where it only costs; medians tell the two apart (docs/performance.md,
+ * The page files' thread).
  */
 export const SLOW_WINDOWS = 3;
 const RECENT_WINDOWS = 5;

@@ -14,9 +14,10 @@ export const RING_BYTES = 8 * 1024 * 1024;
 /**
  * V8 copies into shared memory with relaxed atomic stores: a word at a time
  * when source and destination have the same offset modulo 8, a byte at a
- * time when they do not (measured for a 21 KB response: 0.8 us against 6 to
- * 7 us). So each part goes where its offset in the ring matches its offset
- * in its own buffer: at most ALIGN_SLACK bytes of padding each.
+ * time when they do not, several times slower (docs/performance.md, The
+ * page files' thread). So each part goes where its offset in the ring
+ * matches its offset in its own buffer: at most ALIGN_SLACK bytes of
+ * padding each.
  */
 const WORD = 8;
 export const ALIGN_SLACK = WORD - 1;

@@ -9,8 +9,8 @@
  * The pattern is the user's, but the URL comes from the network, and every
  * link of every page is matched against every pattern. A backtracking engine
  * can take exponential time on a pattern such as `(a+)+$`, or polynomial
- * time on `.*.*.*x` (2 s for one 2,000-character URL, measured), and a
- * hostile page can hold many such URLs. Bounding the URL's length
+ * time on `.*.*.*x` (seconds for one long URL), and a hostile page can hold
+ * many such URLs. Bounding the URL's length
  * (`--max-url-length`) bounds the polynomial cases but not the exponential
  * ones, and no rule about nested quantifiers catches both without refusing
  * useful patterns. So:
@@ -23,12 +23,12 @@
  *   which V8 switches to the linear-time engine once one match has taken
  *   50,000 backtracking steps (`--enable-experimental-regexp-engine-on-excessive-backtracks`).
  *
- * A typical pattern costs some 0.2 us a URL; the worst a hostile URL of
- * 2,048 characters can make any accepted pattern cost is some 30 ms
- * (`.*.*.*x`, measured; test/url/scope-exclude.test.ts). That cost grows
- * with the URL, and percent-encoding can make a key nine times longer than
- * the link (18,351 characters, 245 ms): so a crawl with --exclude keeps out
- * every URL whose key is longer than --max-url-length (scope.ts). The two V8
+ * A hostile URL can then cost an accepted pattern milliseconds, not
+ * seconds (test/url/scope-exclude.test.ts; docs/performance.md, Name
+ * lookups and `--exclude`). That cost grows with the URL, and
+ * percent-encoding can make a key many times longer than the link: so a
+ * crawl with --exclude keeps out every URL whose key is longer than
+ * --max-url-length (scope.ts). The two V8
  * flags are set for the process when the first pattern is compiled; they
  * change nothing for a regular expression that never backtracks that far,
  * and V8's code cache does not depend on them (both checked).
