@@ -19,7 +19,7 @@ import type { PageSink } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { EarlierPages } from './earlier-pages.js';
 import type { CrawlEventSink } from './events.js';
-import type { BodySpill } from './body-spill.js';
+import type { BodySpill } from '../sink/body-spill.js';
 import { linksOnRules, type AheadLinks } from './links-on-rules.js';
 import { Lookahead } from './lookahead.js';
 import { PagePath } from './page-path.js';

@@ -9,7 +9,7 @@
  * them a slice that keeps the whole header line alive: some 130 bytes
  * besides the text) and the response object. Up to `budget` bytes of them
  * stay as they are; beyond it an answer's fields and body go to the spill
- * (body-spill.ts), on disk, as one record, and come back whole when its
+ * (sink/body-spill.ts), on disk, as one record, and come back whole when its
  * turn comes. Only the response object and its small fields stay behind.
  *
  * An answer whose page was staged on disk as it arrived (`early`, a page
@@ -24,7 +24,7 @@
 import type { FetchResponse } from '../http/client.js';
 import type { Field } from '../http/header-lines.js';
 import type { EarlyStagedPage } from '../sink/page-sink.js';
-import type { BodySpill, SpilledBody } from './body-spill.js';
+import type { BodySpill, SpilledBody } from '../sink/body-spill.js';
 
 /**
  * Default budget: bytes of answers waiting for their turn kept in memory

@@ -37,7 +37,7 @@ import type { FrontierEntry } from '../frontier/store.js';
 import type { FetchResponse } from '../http/client.js';
 import type { EarlyStagedPage } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
-import type { BodySpill } from './body-spill.js';
+import type { BodySpill } from '../sink/body-spill.js';
 import { HeldAnswers, type Held } from './held-answers.js';
 import type { AheadLinks } from './links-on-rules.js';
 import type { FetchOutcome } from './redirects.js';

@@ -7,7 +7,7 @@
  * the keyword.
  */
 import { tmpdir } from 'node:os';
-import { FileBodySpill } from '../engine/body-spill.js';
+import { FileBodySpill } from '../sink/body-spill.js';
 import { Crawl } from '../engine/crawl.js';
 import type { PagePolicy } from '../engine/visit-types.js';
 import { REDIRECT_STATUSES } from '../engine/redirects.js';

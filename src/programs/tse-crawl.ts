@@ -6,7 +6,7 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import { CrawlerError, describeError, isCrawlerError } from '../errors.js';
-import { FileBodySpill } from '../engine/body-spill.js';
+import { FileBodySpill } from '../sink/body-spill.js';
 import { Crawl } from '../engine/crawl.js';
 import { fanOut } from '../engine/event-fanout.js';
 import type { CrawlEvent } from '../engine/events.js';

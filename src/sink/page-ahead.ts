@@ -6,7 +6,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { readFullySync } from '../engine/body-spill.js';
+import { readFullySync } from './body-spill.js';
 import { CrawlerError, describeError } from '../errors.js';
 import type { EarlyStagedPage } from './page-sink.js';
 

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { FileBodySpill, type BodySpill } from '../../src/engine/body-spill.js';
+import { FileBodySpill, type BodySpill } from '../../src/sink/body-spill.js';
 import { answerBytes, HeldAnswers } from '../../src/engine/held-answers.js';
 import type { FetchResponse } from '../../src/http/client.js';
 import type { Field } from '../../src/http/header-lines.js';

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { FileBodySpill, type BodySpill } from '../../src/engine/body-spill.js';
+import { FileBodySpill, type BodySpill } from '../../src/sink/body-spill.js';
 import { assertStartsApart } from '../helpers/arrivals.js';
 import { runCrawl } from '../helpers/crawl-run.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';

@@ -38,7 +38,7 @@ export interface CrawlSetup {
   fetchNext?: boolean;
   signal?: AbortSignal;
   /** Where pages answered ahead wait (CrawlOptions.spill), and the memory before it is used. */
-  spill?: import('../../src/engine/body-spill.js').BodySpill;
+  spill?: import('../../src/sink/body-spill.js').BodySpill;
   aheadMemory?: number;
   /** Read each seed host's sitemaps (CrawlOptions.sitemaps). */
   sitemaps?: boolean;
