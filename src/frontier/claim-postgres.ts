@@ -15,7 +15,7 @@
 import { returnNavigator } from './pg-navigator.js';
 import pg from 'pg';
 import { CrawlerError } from '../errors.js';
-import { dnsFailureWords, socketErrorCode, socketFailureWords, systemCode } from '../http/net-errors.js';
+import { dnsFailureWords, socketErrorCode, socketFailureWords, systemCode } from '../net-errors.js';
 import { PG_SCHEMA, PG_SCHEMA_STAMP, PG_SCHEMA_VERSION } from './claim-postgres-sql.js';
 import { databaseAddress, DEFAULT_FRONTIER_WAIT_MS, Reconnect } from './pg-faults.js';
 import {

@@ -12,7 +12,7 @@
  * every call of the store is made safe to redo (claim-postgres.ts).
  */
 import { CrawlerError } from '../errors.js';
-import { knownSocketWords } from '../http/net-errors.js';
+import { knownSocketWords } from '../net-errors.js';
 
 /** Default of --frontier-wait: how long a worker waits for its database to come back, ms. */
 export const DEFAULT_FRONTIER_WAIT_MS = 60_000;

@@ -5,7 +5,7 @@
  */
 import type { Socket } from 'node:net';
 import { CrawlerError, type ErrorCode } from '../errors.js';
-import { socketErrorCode, socketFailureWords } from './net-errors.js';
+import { socketErrorCode, socketFailureWords } from '../net-errors.js';
 import { ResponseParser, type ParsedResponse, type ParserLimits } from './response-parser.js';
 import { epochNow } from './wire-exchange.js';
 

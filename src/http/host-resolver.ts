@@ -20,7 +20,7 @@
  * - At most `maxEntries` (100,000) names are remembered; the oldest go first.
  */
 import { ConnectError } from './connect-error.js';
-import { dnsFailureWords } from './net-errors.js';
+import { dnsFailureWords } from '../net-errors.js';
 import type { HostAddress, LookupAnswer, LookupBackend } from './lookup-backend.js';
 import { systemLookup } from './system-lookup.js';
 

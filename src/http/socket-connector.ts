@@ -11,7 +11,7 @@ import { connect as netConnect, isIP, type LookupFunction, type Socket } from 'n
 import { ConnectError } from './connect-error.js';
 import type { Connector } from './connection.js';
 import type { HostAddress, HostResolver } from './host-resolver.js';
-import { socketErrorCode, socketFailureWords, systemCode, tlsFailureWords } from './net-errors.js';
+import { socketErrorCode, socketFailureWords, systemCode, tlsFailureWords } from '../net-errors.js';
 
 /**
  * node:tls, loaded on the first https connection: loading it (OpenSSL's

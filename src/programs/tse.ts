@@ -7,7 +7,7 @@
  */
 import { CrawlerError, describeError } from '../errors.js';
 import { ConnectError } from '../http/connect-error.js';
-import { isCertificateFailure } from '../http/net-errors.js';
+import { isCertificateFailure } from '../net-errors.js';
 import { CRAWLER_FAILURE_POLICY, type RobotsFetcher } from '../robots/policy.js';
 import type { LinkAction } from '../engine/events.js';
 import type { PagePolicy } from '../engine/visit-types.js';

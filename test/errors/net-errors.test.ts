@@ -1,12 +1,12 @@
 /**
  * The system's network error codes in our codes and in words
- * (src/http/net-errors.ts): each failure gets the code the engine acts on
+ * (src/net-errors.ts): each failure gets the code the engine acts on
  * (ERR_DNS, ERR_CONNECT and ERR_TLS are not retried; ERR_SOCKET is) and the
  * few words a person reads; an unknown code is named, never dropped.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dnsFailureWords, isCertificateFailure, socketErrorCode, socketFailureWords, tlsFailureWords } from '../../src/http/net-errors.js';
+import { dnsFailureWords, isCertificateFailure, socketErrorCode, socketFailureWords, tlsFailureWords } from '../../src/net-errors.js';
 
 const err = (code: string): Error => Object.assign(new Error(code), { code });
 

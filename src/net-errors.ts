@@ -6,7 +6,7 @@
  * "host name not found"). The words are ours, never text from the network:
  * an error the tables do not know is named by its code.
  */
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from './errors.js';
 
 /** The system's code of an error (`err.code`), or '' when it has none. */
 export function systemCode(err: unknown): string {
