@@ -12,7 +12,8 @@
  * At the end, `finish()` says which files were written and which pages they
  * hold, for the index and the package (see finishArchive in the runners).
  */
-import { conditionalHeaders, type EarlierPage, type EarlierPages } from '../engine/earlier-pages.js';
+import { conditionalHeaders } from '../engine/earlier-pages.js';
+import type { EarlierPage, EarlierPages } from '../frontier/earlier-pages.js';
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import type { PageCapture } from '../frontier/store.js';
 import { contentCodings, decodeBody } from '../http/content-decoding.js';

@@ -17,7 +17,7 @@ import type { Politeness } from '../frontier/politeness.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { PageSink } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
-import type { EarlierPages } from './earlier-pages.js';
+import type { EarlierPages } from '../frontier/earlier-pages.js';
 import type { CrawlEventSink } from './events.js';
 import type { BodySpill } from '../sink/body-spill.js';
 import { linksOnRules, type AheadLinks } from './links-on-rules.js';

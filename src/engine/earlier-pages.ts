@@ -4,30 +4,17 @@
  * has not changed. The page path asks it for every page request (and the
  * private crawl's window, which fetches ahead, for the same answer), so a
  * URL's request carries the same header fields whichever of them sends it.
- * A crawl without one sends no conditional request.
+ * A crawl without one sends no conditional request. The view itself
+ * (EarlierPages) is in frontier/earlier-pages.ts, beside the store that
+ * implements it.
  */
 import type { FetchResponse } from '../http/client.js';
 import { headerValue } from '../http/response-parser.js';
+import type { EarlierPage } from '../frontier/earlier-pages.js';
 import type { SavedPage } from '../frontier/store.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { Refreshed } from './events.js';
 import type { RequestHeaders } from './polite-fetch.js';
-
-/** A page the earlier crawl saved: its record, and the document ID its copy is under. */
-export interface EarlierPage extends SavedPage {
-  id: number;
-}
-
-export interface EarlierPages {
-  /** The earlier crawl's record of the page saved under `key` (a URL's identity key), or undefined when it saved none. */
-  page(key: string): EarlierPage | undefined;
-  /**
-   * The earlier copy's body, exactly as it was saved. Rejects with a
-   * CrawlerError (ERR_EARLIER_CRAWL) when the copy cannot be read or is
-   * not that page's.
-   */
-  body(page: EarlierPage): Promise<Buffer>;
-}
 
 /**
  * The conditional header fields for a page the earlier crawl saved

@@ -9,7 +9,7 @@ import type { FrontierEntry, SavedPage } from '../frontier/store.js';
 import type { FetchResponse } from '../http/client.js';
 import type { StagedPage } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
-import type { EarlierPage } from './earlier-pages.js';
+import type { EarlierPage } from '../frontier/earlier-pages.js';
 import type { CrawlEvent, Refreshed } from './events.js';
 import type { PageScan } from './page-scan.js';
 import type { FetchOutcome } from './redirects.js';

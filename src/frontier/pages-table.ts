@@ -8,7 +8,7 @@
  * crawl's (PagesReader). Only this module knows its columns.
  */
 import type Database from 'better-sqlite3';
-import type { EarlierPage } from '../engine/earlier-pages.js';
+import type { EarlierPage } from './earlier-pages.js';
 import type { SavedPage } from './store.js';
 
 /** The table and its index, created with the state. */

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { CrawlerError, describeError } from '../errors.js';
-import type { EarlierPage, EarlierPages } from '../engine/earlier-pages.js';
+import type { EarlierPage, EarlierPages } from './earlier-pages.js';
 import { liveHolderOf } from '../sink/dir-lock.js';
 import { readPageCopy, readPageCopySync } from '../sink/page-file.js';
 import { STATE_FILE } from '../sink/state-file.js';

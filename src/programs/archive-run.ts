@@ -14,7 +14,7 @@ import { softwareName } from '../archive/software.js';
 import { CrawlerError } from '../errors.js';
 import type { CrawlArchive, ArchiveSummary } from '../archive/crawl-archive.js';
 import { workerName } from '../archive/warc-names.js';
-import type { EarlierPage, EarlierPages } from '../engine/earlier-pages.js';
+import type { EarlierPage, EarlierPages } from '../frontier/earlier-pages.js';
 import type { CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../program-io.js';
 

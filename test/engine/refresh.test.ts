@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CrawlerError } from '../../src/errors.js';
-import type { EarlierPage, EarlierPages } from '../../src/engine/earlier-pages.js';
+import type { EarlierPage, EarlierPages } from '../../src/frontier/earlier-pages.js';
 import type { CrawlEvent } from '../../src/engine/events.js';
 import type { AnsweredPage } from '../../src/engine/visit-types.js';
 import { MemoryFrontier } from '../../src/frontier/memory-store.js';

@@ -10,7 +10,7 @@
 import { Crawl, type CrawlSummary } from '../../src/engine/crawl.js';
 import type { AnsweredPage, PagePolicy } from '../../src/engine/visit-types.js';
 import { NO_PAGE_SINK, type PageSink } from '../../src/sink/page-sink.js';
-import type { EarlierPages } from '../../src/engine/earlier-pages.js';
+import type { EarlierPages } from '../../src/frontier/earlier-pages.js';
 import type { FrontierStore } from '../../src/frontier/store.js';
 import type { CrawlEvent } from '../../src/engine/events.js';
 import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
