@@ -11,7 +11,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { isOurSoftware } from './software.js';
 import { MEMBER_HEAD, ourMemberLength } from './warc-gzip.js';
-import { isGzipName } from './warc-names.js';
+import { isGzipName } from '../sink/warc-names.js';
 
 export interface ExistingWarc {
   /** The file's first record is our warcinfo (an empty file counts as ours: there is nothing in it to lose). */

@@ -22,7 +22,7 @@ import { basename, dirname } from 'node:path';
 import { CrawlerError, describeError, writeError } from '../errors.js';
 import { inspectWarc } from './warc-existing.js';
 import { gzipMember } from './warc-gzip.js';
-import { isGzipName, seriesIndex, seriesName } from './warc-names.js';
+import { isGzipName, seriesIndex, seriesName } from '../sink/warc-names.js';
 import { recordLength, type RecordBytes } from './warc-record.js';
 
 /** A gathering buffer larger than this (a record of a very large page) is not kept after its use. */

@@ -27,7 +27,7 @@ import { liveHolderOf } from '../sink/dir-lock.js';
 import { readPageCopy, readPageCopySync } from '../sink/page-file.js';
 import { STATE_FILE } from '../sink/state-file.js';
 import { hasOurMarker, MARKER } from '../sink/tse-pagedir.js';
-import { seriesIndex } from '../archive/warc-names.js';
+import { seriesIndex } from '../sink/warc-names.js';
 import { PagesReader } from './pages-table.js';
 import { openDatabase } from './sqlite-open.js';
 import { META_ARCHIVE, META_EARLIER_ARCHIVES, SCHEMA_VERSION } from './sqlite-meta.js';

@@ -13,7 +13,7 @@ import { hostname } from 'node:os';
 import { softwareName } from '../archive/software.js';
 import { CrawlerError } from '../errors.js';
 import type { CrawlArchive, ArchiveSummary } from '../archive/crawl-archive.js';
-import { workerName } from '../archive/warc-names.js';
+import { workerName } from '../sink/warc-names.js';
 import type { EarlierPage, EarlierPages } from '../frontier/earlier-pages.js';
 import type { CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../program-io.js';

@@ -15,7 +15,7 @@ import { headEnd } from '../../src/archive/exchange-records.js';
 import { CrawlArchive } from '../../src/archive/crawl-archive.js';
 import { inspectWarc } from '../../src/archive/warc-existing.js';
 import { gzipMember, ourMemberLength } from '../../src/archive/warc-gzip.js';
-import { seriesIndex, seriesName, workerName } from '../../src/archive/warc-names.js';
+import { seriesIndex, seriesName, workerName } from '../../src/sink/warc-names.js';
 import { warcDate } from '../../src/archive/warc-record.js';
 import { parseSize } from '../../src/cli/size.js';
 import { parseHttpUrl } from '../../src/url/http-url.js';
