@@ -5,8 +5,10 @@
  */
 import { CrawlerError } from '../errors.js';
 import {
+  budget,
   clampWait,
   configMismatch,
+  counts,
   seedEntries,
   POLL_WAIT_MS,
   lostLease,
@@ -21,6 +23,7 @@ import {
   type ClaimResult,
   type ClaimStore,
   type RobotsResult,
+  type TurnResult,
   type Completion,
   type CompletionResult,
   type StoredRobots,
@@ -35,6 +38,8 @@ interface Row {
   key: string;
   url: string;
   depth: number;
+  /** Redirect hops taken to reach it (ClaimEntry.hops). */
+  hops: number;
   host: Host;
   state: number;
   token: number;
@@ -43,6 +48,8 @@ interface Row {
   doc: number | undefined;
   /** Tries given up for a retry. */
   attempts: number;
+  /** The token of the claim whose saved completion is in (out until published, no longer counted as out for the budget). */
+  savedBy: number;
 }
 
 interface Host {
@@ -68,6 +75,8 @@ export class MemoryClaimStore implements ClaimStore {
   private readonly hosts = new Map<string, Host>();
   private readonly claimed = new Map<number, Row>();
   private lastDoc = 0;
+  /** Completions answered (the page budget's count). */
+  private answered = 0;
   private lastToken = 0;
   private lastRow = 0;
 
@@ -117,7 +126,7 @@ export class MemoryClaimStore implements ClaimStore {
       this.seen.add(e.key);
       inserted.add(e.key);
       const host = this.hostOf(e.origin);
-      host.pending.push({ id: ++this.lastRow, key: e.key, url: e.url, depth: e.depth, host, state: PENDING, token: 0, leaseUntil: 0, doc: undefined, attempts: 0 });
+      host.pending.push({ id: ++this.lastRow, key: e.key, url: e.url, depth: e.depth, hops: e.hops ?? 0, host, state: PENDING, token: 0, leaseUntil: 0, doc: undefined, attempts: 0, savedBy: 0 });
     }
     return markAdded(entries, inserted);
   }
@@ -126,6 +135,7 @@ export class MemoryClaimStore implements ClaimStore {
     for (const p of published) this.publish(p);
     const now = this.now();
     this.reap(now);
+    if (budget(this.requireOpen().maxPages, this.answered, 0) === 'spent') return { done: true, spent: true };
     const floor = options.strictBfs ? this.frontierDepth() : undefined;
     let best: { host: Host; row: Row } | undefined;
     let waitUntil = Infinity;
@@ -149,8 +159,10 @@ export class MemoryClaimStore implements ClaimStore {
         host.robotsState = 1;
         host.reservedBy = token;
         host.reservedUntil = leaseUntil;
-        return { claim: { kind: 'robots', id: host.id, token, origin: host.origin, key: robotsUrlOf(host.origin), url: robotsUrlOf(host.origin), depth: row.depth, delayMs: host.delayMs, robots: undefined, clock: now, attempts: 0, streak: host.streak, refusal: host.refusal } };
+        return { claim: { kind: 'robots', id: host.id, token, origin: host.origin, key: robotsUrlOf(host.origin), url: robotsUrlOf(host.origin), depth: row.depth, hops: 0, delayMs: host.delayMs, robots: undefined, clock: now, attempts: 0, streak: host.streak, refusal: host.refusal } };
       }
+      // Claims out may all count: none past the budget (then only they can end it, or give room back).
+      if (budget(this.requireOpen().maxPages, this.answered, this.pagesOut()) !== 'room') return { waitMs: POLL_WAIT_MS };
       host.pending.splice(host.pending.indexOf(row), 1);
       row.state = CLAIMED;
       row.token = token;
@@ -161,7 +173,7 @@ export class MemoryClaimStore implements ClaimStore {
         host.reservedBy = token;
         host.reservedUntil = leaseUntil;
       }
-      return { claim: { kind: 'page', id: row.id, token, origin: host.origin, key: row.key, url: row.url, depth: row.depth, delayMs: host.delayMs, robots: host.robots, clock: now, attempts: row.attempts, streak: host.streak, refusal: host.refusal } };
+      return { claim: { kind: 'page', id: row.id, token, origin: host.origin, key: row.key, url: row.url, depth: row.depth, hops: row.hops, delayMs: host.delayMs, robots: host.robots, clock: now, attempts: row.attempts, streak: host.streak, refusal: host.refusal } };
     }
     if (waitUntil < Infinity) return { waitMs: clampWait(waitUntil - now) };
     // Claims out may add links: poll.
@@ -181,7 +193,30 @@ export class MemoryClaimStore implements ClaimStore {
     host.reservedBy = token;
     host.reservedUntil = now + options.leaseMs;
     const url = robotsUrlOf(origin);
-    return { claim: { kind: 'robots', id: host.id, token, origin, key: url, url, depth, delayMs: host.delayMs, robots: undefined, clock: now, attempts: 0, streak: host.streak, refusal: host.refusal } };
+    return { claim: { kind: 'robots', id: host.id, token, origin, key: url, url, depth, hops: 0, delayMs: host.delayMs, robots: undefined, clock: now, attempts: 0, streak: host.streak, refusal: host.refusal } };
+  }
+
+  async turn(origin: string, options: ClaimOptions): Promise<TurnResult> {
+    const now = this.now();
+    this.reap(now);
+    const host = this.hostOf(origin);
+    if (host.reservedUntil >= now) return { waitMs: POLL_WAIT_MS };
+    if (host.nextFetchAt > now) return { waitMs: clampWait(host.nextFetchAt - now) };
+    const token = ++this.lastToken;
+    // As a page claim: a host with no interval is not held.
+    if (host.delayMs > 0) {
+      host.reservedBy = token;
+      host.reservedUntil = now + options.leaseMs;
+    }
+    const url = robotsUrlOf(origin);
+    return { claim: { kind: 'turn', id: host.id, token, origin, key: url, url, depth: 0, hops: 0, delayMs: host.delayMs, robots: host.robots, clock: now, attempts: 0, streak: host.streak, refusal: host.refusal } };
+  }
+
+  /** Page claims out and not completed yet (a saved page waiting to be published is completed). */
+  private pagesOut(): number {
+    let n = 0;
+    for (const row of this.claimed.values()) if (row.savedBy !== row.token) n++;
+    return n;
   }
 
   /** Claims whose lease ran out go back to waiting. */
@@ -208,6 +243,7 @@ export class MemoryClaimStore implements ClaimStore {
     const host = this.hosts.get(claim.origin);
     if (host === undefined) return lostLease(c);
     let documentId: number | undefined;
+    if (claim.kind === 'turn') return this.lost(host, c); // ended by release, never completed
     if (claim.kind === 'robots') {
       if (host.robotsState !== 1 || host.reservedBy !== claim.token) return this.lost(host, c);
       host.robotsState = 2;
@@ -227,11 +263,13 @@ export class MemoryClaimStore implements ClaimStore {
       } else if (c.saved) {
         // Out until published; a new claim after a lost lease takes the same ID.
         row.doc ??= ++this.lastDoc;
+        row.savedBy = row.token;
         documentId = row.doc;
       } else {
         this.claimed.delete(row.id);
         row.state = DONE;
       }
+      if (counts(claim, c)) this.answered++;
     }
     host.nextFetchAt = nextFetchAfter(host.nextFetchAt, host.delayMs, c);
     if (c.host !== undefined) host.streak = c.host.streak;
@@ -267,13 +305,14 @@ export class MemoryClaimStore implements ClaimStore {
     host.nextFetchAt = startedLater(host, startedAt, undefined);
     if (claim.kind === 'robots') {
       if (host.robotsState === 1 && host.reservedBy === claim.token) host.robotsState = 0;
-    } else {
+    } else if (claim.kind === 'page') {
       const row = this.claimed.get(claim.id);
-      if (row === undefined || row.token !== claim.token) return;
-      this.claimed.delete(row.id);
-      row.state = PENDING;
-      row.token = 0;
-      host.pending.push(row);
+      if (row !== undefined && row.token === claim.token) {
+        this.claimed.delete(row.id);
+        row.state = PENDING;
+        row.token = 0;
+        host.pending.push(row);
+      }
     }
     if (host.reservedBy === claim.token) {
       host.reservedBy = 0;

@@ -5,6 +5,12 @@
  * first, and takes the first ready host it can lock and one of its waiting
  * URLs, both SKIP LOCKED; with none ready it reaps expired leases, then says
  * how long to wait.
+ *
+ * With a page budget (pc_crawl.max_pages), the claim that found a page locks
+ * the pc_crawl row before it takes it (after the host's and the URL's rows:
+ * the row a completion locks last of all) and counts the completions
+ * answered and the page claims out under that lock: every page claim of a
+ * capped crawl takes it, so two claims never both take the last page.
  */
 export const PC_CLAIM_SQL = `-- p_token is the caller's (see pc_token_block_seq); p_redo says this call is made again after a lost
 -- connection: the claim its first try made, if that committed, is returned again.
@@ -12,7 +18,7 @@ CREATE OR REPLACE FUNCTION pc_claim(p_lease double precision, p_strict boolean, 
   p_token bigint, p_redo boolean)
 RETURNS TABLE (kind text, id bigint, token bigint, origin text, key text, url text, depth int,
                delay_ms double precision, robots_status int, robots_body text, clock double precision, wait_ms double precision,
-               attempts int, streak int, refusal text)
+               attempts int, streak int, refusal text, hops int)
 -- Its walks read the index in its order, a few rows: never every ready host, then a sort of them
 -- (what the planner picks when it thinks few hosts are ready, as on a table not analyzed yet).
 LANGUAGE plpgsql SET enable_sort = off AS $$
@@ -30,6 +36,8 @@ DECLARE
   v_held boolean;
   v_hosts bigint[];
   v_depths int[];
+  v_cap int;
+  v_answered bigint;
   h record;
   r record;
   w record;
@@ -40,14 +48,21 @@ BEGIN
   IF p_pub_ids IS NOT NULL THEN PERFORM pc_published(p_pub_ids, p_pub_tokens); END IF;
   IF p_redo THEN
     RETURN QUERY SELECT 'page'::text, q.id, q.token, ph.origin, q.key, q.url, q.depth, ph.delay_ms, ph.robots_status, ph.robots_body,
-        v_now, NULL::double precision, q.attempts, ph.streak, ph.refusal
+        v_now, NULL::double precision, q.attempts, ph.streak, ph.refusal, q.hops
       FROM pc_queue q JOIN pc_hosts ph ON ph.id = q.host_id WHERE q.state = 1 AND q.token = p_token;
     IF FOUND THEN RETURN; END IF;
     RETURN QUERY SELECT 'robots'::text, ph.id, ph.reserved_by, ph.origin, ph.origin || '/robots.txt', ph.origin || '/robots.txt',
         coalesce((SELECT min(q.depth) FROM pc_queue q WHERE q.host_id = ph.id AND q.state = 0), 0), ph.delay_ms, NULL::int, NULL::text,
-        v_now, NULL::double precision, 0, ph.streak, ph.refusal
+        v_now, NULL::double precision, 0, ph.streak, ph.refusal, 0
       FROM pc_hosts ph WHERE ph.robots_state = 1 AND ph.reserved_by = p_token;
     IF FOUND THEN RETURN; END IF;
+  END IF;
+  -- The page budget spent: the crawl is done, whatever waits (no robots.txt either).
+  SELECT c.max_pages, c.answered INTO v_cap, v_answered FROM pc_crawl c WHERE c.id = 1;
+  IF v_cap IS NOT NULL AND v_answered >= v_cap THEN
+    RETURN QUERY SELECT 'spent'::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::int,
+      NULL::double precision, NULL::int, NULL::text, v_now, NULL::double precision, NULL::int, NULL::int, NULL::text, NULL::int;
+    RETURN;
   END IF;
   IF p_strict THEN SELECT min(q.depth) INTO v_floor FROM pc_queue q WHERE q.state < 2; END IF;
   <<walk>>
@@ -77,7 +92,7 @@ BEGIN
           IF NOT FOUND THEN v_passed := v_passed + 1; CONTINUE; END IF;
         END IF;
         -- The host's first waiting URL at this depth (the floor, when strict) that no concurrent claim is taking.
-        SELECT q.id, q.key, q.url, q.depth, q.attempts INTO w FROM pc_queue q
+        SELECT q.id, q.key, q.url, q.depth, q.attempts, q.hops INTO w FROM pc_queue q
           WHERE q.host_id = h.hid AND q.state = 0 AND q.depth = coalesce(v_floor, v_depth)
           ORDER BY q.id LIMIT 1 FOR UPDATE SKIP LOCKED;
         IF NOT FOUND THEN
@@ -99,8 +114,18 @@ BEGIN
           -- The host's robots.txt comes first (also when an earlier robots claim's lease ran out).
           UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
           RETURN QUERY SELECT 'robots'::text, h.hid, v_token, r.horigin, r.horigin || '/robots.txt', r.horigin || '/robots.txt',
-            w.depth, r.hdelay, NULL::int, NULL::text, v_now, NULL::double precision, 0, r.hstreak, r.hrefusal;
+            w.depth, r.hdelay, NULL::int, NULL::text, v_now, NULL::double precision, 0, r.hstreak, r.hrefusal, 0;
           RETURN;
+        END IF;
+        IF v_cap IS NOT NULL THEN
+          -- Under the budget's lock, read as committed now: the completions answered, and the page
+          -- claims out not completed yet (a saved page waiting to be published is completed), which may all count.
+          SELECT c.answered INTO v_answered FROM pc_crawl c WHERE c.id = 1 FOR NO KEY UPDATE;
+          IF v_answered >= v_cap OR v_answered + (SELECT count(*) FROM pc_queue q WHERE q.state = 1 AND q.saved_by <> q.token) >= v_cap THEN
+            RETURN QUERY SELECT CASE WHEN v_answered >= v_cap THEN 'spent' END::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text,
+              NULL::text, NULL::int, NULL::double precision, NULL::int, NULL::text, v_now, p_poll, NULL::int, NULL::int, NULL::text, NULL::int;
+            RETURN;
+          END IF;
         END IF;
         UPDATE pc_queue SET state = 1, token = v_token, lease_until = v_now + p_lease WHERE pc_queue.id = w.id;
         -- Its host's min_depth again, holding its row. A host with no delay is not held: its row is
@@ -121,7 +146,7 @@ BEGIN
           END IF;
         END IF;
         RETURN QUERY SELECT 'page'::text, w.id, v_token, r.horigin, w.key, w.url, w.depth, r.hdelay,
-          r.rstatus, r.rbody, v_now, NULL::double precision, w.attempts, r.hstreak, r.hrefusal;
+          r.rstatus, r.rbody, v_now, NULL::double precision, w.attempts, r.hstreak, r.hrefusal, w.hops;
         RETURN;
       END LOOP;
       SELECT min(ph.min_depth) INTO v_depth FROM pc_hosts ph WHERE ph.min_depth > v_depth;
@@ -159,7 +184,7 @@ BEGIN
   END IF;
   IF v_free IS NULL THEN RETURN; END IF; -- nothing waiting, no claim out: the crawl is done
   RETURN QUERY SELECT NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::int,
-    NULL::double precision, NULL::int, NULL::text, v_now, greatest(v_free - v_now, 0), NULL::int, NULL::int, NULL::text;
+    NULL::double precision, NULL::int, NULL::text, v_now, greatest(v_free - v_now, 0), NULL::int, NULL::int, NULL::text, NULL::int;
 END $$;
 
 `;

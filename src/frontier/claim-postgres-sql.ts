@@ -42,6 +42,12 @@
  *   holds already, and its own pc_done row, a key no other call writes). A
  *   completion whose lease was lost still moves its host's next fetch time
  *   (pc_started), after its queue row, as any completion does.
+ * - With a page budget (pc_crawl.max_pages), a claim that found a page locks
+ *   the pc_crawl row (it waits for it) after that host's and URL's rows, and
+ *   counts the budget under it. A completion takes pc_crawl last of all
+ *   (the document counter and `answered`) and waits for nothing after it, so
+ *   a claim waiting for it closes no cycle; a reaper never holds it.
+ * - pc_robots_for and pc_turn lock only their host's row, SKIP LOCKED.
  * - pc_published locks only its own queue rows (and their pc_done rows), in
  *   the order of their ids, holding nothing else while it does; pc_claim
  *   publishes through it before anything else. pc_release: its queue row, then its host row.
@@ -70,8 +76,10 @@ import { PC_HOST_SQL } from './claim-postgres-host-sql.js';
 // 4: pc_queue.attempts, pc_hosts.streak (shared retries and back-off);
 // 5: tokens minted by the workers in blocks, pc_done (calls safe to redo after a lost connection);
 // 6: pc_crawl.more_seeds and pc_crawl.scope (a seed list, and the scope the workers must agree on);
-// 7: pc_hosts.min_depth and the index pc_hosts_turn (a claim finds the next host in O(log hosts)).
-export const PG_SCHEMA_VERSION = 7;
+// 7: pc_hosts.min_depth and the index pc_hosts_turn (a claim finds the next host in O(log hosts));
+// 8: pc_queue.hops, pc_queue.saved_by, pc_crawl.max_pages and pc_crawl.answered (redirect hops travel with
+//    the URL; one page budget for the crawl), pc_turn (a host's turn without a URL).
+export const PG_SCHEMA_VERSION = 8;
 
 /**
  * A fingerprint of PG_SCHEMA's text (FNV-1a, 32 bits, hex), kept as the
@@ -95,7 +103,9 @@ CREATE TABLE IF NOT EXISTS pc_crawl (
   max_depth int NOT NULL,
   delay_ms double precision NOT NULL,
   robots boolean NOT NULL,
-  last_doc bigint NOT NULL DEFAULT 0
+  last_doc bigint NOT NULL DEFAULT 0,
+  max_pages int,                             -- the page budget of the whole crawl (NULL: no cap)
+  answered bigint NOT NULL DEFAULT 0         -- completions answered, toward max_pages
 );
 -- Lease tokens: each worker takes a block of 1024 and mints its own, so a call it makes again
 -- after a lost connection carries the same token and finds what its first try did.
@@ -129,7 +139,9 @@ CREATE TABLE IF NOT EXISTS pc_queue (
   token bigint NOT NULL DEFAULT 0,
   lease_until double precision NOT NULL DEFAULT 0,
   doc bigint,                                -- the document ID its saved completion took
-  attempts int NOT NULL DEFAULT 0            -- tries given up for a retry
+  attempts int NOT NULL DEFAULT 0,           -- tries given up for a retry
+  hops int NOT NULL DEFAULT 0,               -- redirect hops taken to reach it
+  saved_by bigint NOT NULL DEFAULT 0         -- the token whose saved completion is in: no longer out for the budget
 );
 CREATE INDEX IF NOT EXISTS pc_queue_waiting ON pc_queue (host_id, depth, id) WHERE state = 0;
 -- The hosts with waiting URLs, shallowest first, then by when their turn comes (a held host's when
@@ -147,7 +159,8 @@ $$ SELECT extract(epoch FROM clock_timestamp())::double precision * 1000 $$;
 -- completing claim's own host, so that all are locked in one order) are locked sorted by id, and
 -- their min_depth lowered to the new URLs'.
 DROP FUNCTION IF EXISTS pc_add(text[], text[], int[], text[]);
-CREATE OR REPLACE FUNCTION pc_add(p_keys text[], p_urls text[], p_depths int[], p_origins text[], p_also text DEFAULT NULL)
+DROP FUNCTION IF EXISTS pc_add(text[], text[], int[], text[], text);
+CREATE OR REPLACE FUNCTION pc_add(p_keys text[], p_urls text[], p_depths int[], p_origins text[], p_hops int[], p_also text DEFAULT NULL)
 RETURNS text[] LANGUAGE plpgsql AS $$
 DECLARE
   v_new text[];
@@ -167,10 +180,10 @@ BEGIN
     FROM unnest(p_keys, p_origins) AS l(k, o) WHERE l.k = ANY (v_new) ORDER BY o
     ON CONFLICT DO NOTHING;
   WITH q AS (
-    INSERT INTO pc_queue (host_id, key, url, depth)
-      SELECT h.id, f.k, f.u, f.d FROM (
-        SELECT DISTINCT ON (l.k) l.k, l.u, l.d, l.o, l.n
-        FROM unnest(p_keys, p_urls, p_depths, p_origins) WITH ORDINALITY AS l(k, u, d, o, n)
+    INSERT INTO pc_queue (host_id, key, url, depth, hops)
+      SELECT h.id, f.k, f.u, f.d, coalesce(f.hp, 0) FROM (
+        SELECT DISTINCT ON (l.k) l.k, l.u, l.d, l.o, l.hp, l.n
+        FROM unnest(p_keys, p_urls, p_depths, p_origins, p_hops) WITH ORDINALITY AS l(k, u, d, o, hp, n)
         WHERE l.k = ANY (v_new) ORDER BY l.k, l.n
       ) f JOIN pc_hosts h ON h.origin = f.o
       ORDER BY f.n
@@ -185,14 +198,17 @@ BEGIN
   RETURN v_new;
 END $$;
 
--- An earlier version's pc_claim (a changed result type cannot be replaced). Only
--- then: dropping the current one would pull it from under workers running it.
-DO $$ BEGIN
-  IF EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'pc_claim' AND NOT ('refusal' = ANY (coalesce(proargnames, '{}')))) THEN
-    DROP FUNCTION pc_claim(double precision, boolean, double precision);
-  END IF;
+-- An earlier version's pc_claim (a changed result type cannot be replaced): one whose result has no
+-- hops. Only then: dropping the current one would pull it from under workers running it.
+DO $$ DECLARE f regprocedure; BEGIN
+  FOR f IN SELECT oid::regprocedure FROM pg_proc WHERE proname = 'pc_claim' AND NOT ('hops' = ANY (coalesce(proargnames, '{}'))) LOOP
+    EXECUTE 'DROP FUNCTION ' || f;
+  END LOOP;
 END $$;
 DROP FUNCTION IF EXISTS pc_complete(text, bigint, bigint, text, double precision, boolean, text[], text[], int[], text[], int, text, double precision);
+-- Version 7's (no hops, no answered).
+DROP FUNCTION IF EXISTS pc_complete(text, bigint, bigint, text, double precision, boolean, text[], text[], int[], text[], int, text,
+  double precision, boolean, double precision, double precision, int, text);
 -- Before a claim carried several publications (one page's id and token).
 DROP FUNCTION IF EXISTS pc_claim(double precision, boolean, double precision, bigint, bigint, bigint, boolean);
 -- Version 4's (the server minted the tokens; release knew no request start).
@@ -200,10 +216,11 @@ DROP FUNCTION IF EXISTS pc_claim(double precision, boolean, double precision, bi
 DROP FUNCTION IF EXISTS pc_robots_for(text, int, double precision, double precision);
 DROP FUNCTION IF EXISTS pc_release(text, bigint, bigint, text);
 
-${PC_CLAIM_SQL}${PC_HOST_SQL}CREATE OR REPLACE FUNCTION pc_complete(p_kind text, p_id bigint, p_token bigint, p_origin text, p_started double precision,
-  p_saved boolean, p_keys text[], p_urls text[], p_depths int[], p_origins text[],
+${PC_CLAIM_SQL}${PC_HOST_SQL}-- p_answered: the page's request got a final answer that counts toward pc_crawl.max_pages.
+CREATE OR REPLACE FUNCTION pc_complete(p_kind text, p_id bigint, p_token bigint, p_origin text, p_started double precision,
+  p_saved boolean, p_keys text[], p_urls text[], p_depths int[], p_origins text[], p_hops int[],
   p_robots_status int, p_robots_body text, p_robots_delay double precision,
-  p_retry boolean, p_interval double precision, p_paused double precision, p_streak int, p_refusal text)
+  p_retry boolean, p_interval double precision, p_paused double precision, p_streak int, p_refusal text, p_answered boolean)
 RETURNS TABLE (ok boolean, doc bigint, inserted text[]) LANGUAGE plpgsql AS $$
 DECLARE
   v_new text[] := '{}';
@@ -211,6 +228,12 @@ DECLARE
   v_done record;
   v_waits int; -- the depth of the URL a retry puts back to wait
 BEGIN
+  IF p_kind = 'turn' THEN
+    -- A turn is ended by pc_release, never completed: refused, as a lost lease is.
+    PERFORM pc_started(p_origin, p_started, p_interval);
+    RETURN QUERY SELECT false, NULL::bigint, '{}'::text[];
+    RETURN;
+  END IF;
   -- The claim's row first (as below), then what this token's completion answered, if it ran already:
   -- a try whose connection dropped may have committed (or may still be committing: the lock waits for it).
   IF p_kind = 'page' THEN
@@ -230,7 +253,7 @@ BEGIN
         WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1
         RETURNING pc_queue.depth INTO v_waits;
     ELSE
-      UPDATE pc_queue SET state = CASE WHEN p_saved THEN 1 ELSE 2 END
+      UPDATE pc_queue SET state = CASE WHEN p_saved THEN 1 ELSE 2 END, saved_by = CASE WHEN p_saved THEN p_token ELSE pc_queue.saved_by END
         WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1
         RETURNING pc_queue.doc INTO v_doc;
     END IF;
@@ -239,7 +262,7 @@ BEGIN
       RETURN QUERY SELECT false, NULL::bigint, '{}'::text[];
       RETURN;
     END IF;
-    IF cardinality(p_keys) > 0 AND NOT (p_retry AND NOT p_saved) THEN v_new := pc_add(p_keys, p_urls, p_depths, p_origins, p_origin); END IF;
+    IF cardinality(p_keys) > 0 AND NOT (p_retry AND NOT p_saved) THEN v_new := pc_add(p_keys, p_urls, p_depths, p_origins, p_hops, p_origin); END IF;
     UPDATE pc_hosts SET
       min_depth = LEAST(min_depth, v_waits),
       next_fetch_at = greatest(next_fetch_at, p_started + coalesce(p_interval, delay_ms), p_paused),
@@ -259,8 +282,11 @@ BEGIN
     END IF;
   END IF;
   IF p_saved AND p_kind = 'page' AND v_doc IS NULL THEN
-    UPDATE pc_crawl SET last_doc = last_doc + 1 WHERE pc_crawl.id = 1 RETURNING last_doc INTO v_doc;
+    UPDATE pc_crawl SET last_doc = last_doc + 1, answered = answered + CASE WHEN p_answered THEN 1 ELSE 0 END
+      WHERE pc_crawl.id = 1 RETURNING last_doc INTO v_doc;
     UPDATE pc_queue SET doc = v_doc WHERE pc_queue.id = p_id; -- its row is locked already (first statement)
+  ELSIF p_answered AND p_kind = 'page' THEN
+    UPDATE pc_crawl SET answered = answered + 1 WHERE pc_crawl.id = 1;
   END IF;
   INSERT INTO pc_done (token, doc, inserted) VALUES (p_token, v_doc, v_new) ON CONFLICT DO NOTHING;
   RETURN QUERY SELECT true, v_doc, v_new;
@@ -287,7 +313,7 @@ BEGIN
   DELETE FROM pc_done WHERE pc_done.token = ANY (p_tokens);
 END $$;
 
--- A claim given back; p_started, when its request was sent, still counts for the host's interval.
+-- A claim given back, or a turn ended; p_started, when its request was sent, still counts for the host's interval.
 CREATE OR REPLACE FUNCTION pc_release(p_kind text, p_id bigint, p_token bigint, p_origin text, p_started double precision)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -297,9 +323,9 @@ BEGIN
     UPDATE pc_queue SET state = 0, token = 0 WHERE pc_queue.id = p_id AND pc_queue.token = p_token AND pc_queue.state = 1
       RETURNING pc_queue.depth INTO v_waits;
     IF FOUND THEN UPDATE pc_hosts SET min_depth = LEAST(min_depth, v_waits) WHERE pc_hosts.origin = p_origin; END IF;
-  ELSE
+  ELSIF p_kind = 'robots' THEN
     UPDATE pc_hosts SET robots_state = 0 WHERE pc_hosts.origin = p_origin AND pc_hosts.robots_state = 1 AND pc_hosts.reserved_by = p_token;
-  END IF;
+  END IF; -- a 'turn' changes neither: its host's next fetch time and hold only
   PERFORM pc_started(p_origin, p_started, NULL);
   UPDATE pc_hosts SET reserved_by = 0, reserved_until = '-Infinity' WHERE pc_hosts.origin = p_origin AND pc_hosts.reserved_by = p_token;
 END $$;

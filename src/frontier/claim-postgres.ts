@@ -35,6 +35,7 @@ import {
   type ClaimResult,
   type ClaimStore,
   type RobotsResult,
+  type TurnResult,
   type Completion,
   type CompletionResult,
 } from './claim-store.js';
@@ -75,6 +76,21 @@ interface ClaimRow {
   clock: number;
   wait_ms: number | null;
   attempts: number | null;
+  streak: number | null;
+  refusal: string | null;
+  hops: number | null;
+}
+
+/** What pc_robots_for and pc_turn answer. */
+interface HostRow {
+  kind: string | null;
+  id: string | null;
+  token: string | null;
+  robots_status: number | null;
+  robots_body: string | null;
+  delay_ms: number | null;
+  clock: number;
+  wait_ms: number | null;
   streak: number | null;
   refusal: string | null;
 }
@@ -202,20 +218,20 @@ export class PostgresClaimStore implements ClaimStore {
         await client.query(PG_SCHEMA);
         await client.query(`COMMENT ON TABLE pc_crawl IS '${PG_SCHEMA_STAMP}'`);
       }
-      const found = await client.query<{ seed_key: string; more_seeds: string; scope: string; max_depth: number; delay_ms: number; robots: boolean; block: string }>(
-        "SELECT seed_key, more_seeds, scope, max_depth, delay_ms, robots, nextval('pc_token_block_seq') AS block FROM pc_crawl WHERE id = 1",
+      const found = await client.query<{ seed_key: string; more_seeds: string; scope: string; max_depth: number; delay_ms: number; robots: boolean; max_pages: number | null; block: string }>(
+        "SELECT seed_key, more_seeds, scope, max_depth, delay_ms, robots, max_pages, nextval('pc_token_block_seq') AS block FROM pc_crawl WHERE id = 1",
       );
       // This worker's first block of tokens (no round trip of its own before the first claim).
       if (found.rows[0] !== undefined) this.takeBlock(found.rows[0].block);
       const row = found.rows[0];
       if (row !== undefined) {
         await client.query('COMMIT');
-        const existing = storedConfig(config, { seedKey: row.seed_key, moreSeeds: row.more_seeds, scope: row.scope, maxDepth: row.max_depth, delayMs: row.delay_ms, robots: row.robots });
+        const existing = storedConfig(config, { seedKey: row.seed_key, moreSeeds: row.more_seeds, scope: row.scope, maxDepth: row.max_depth, delayMs: row.delay_ms, robots: row.robots, maxPages: row.max_pages });
         const diff = configMismatch(existing, config);
         if (diff !== undefined) throw new CrawlerError('ERR_STATE', `frontier database ${this.where} holds another crawl: ${diff}`);
         return { created: false };
       }
-      await client.query('INSERT INTO pc_crawl (id, version, seed_key, more_seeds, scope, max_depth, delay_ms, robots) VALUES (1, $1, $2, $3, $4, $5, $6, $7)', [
+      await client.query('INSERT INTO pc_crawl (id, version, seed_key, more_seeds, scope, max_depth, delay_ms, robots, max_pages) VALUES (1, $1, $2, $3, $4, $5, $6, $7, $8)', [
         PG_SCHEMA_VERSION,
         config.seed.key,
         moreSeedKeys(config),
@@ -223,9 +239,10 @@ export class PostgresClaimStore implements ClaimStore {
         config.maxDepth,
         config.delayMs,
         config.robots,
+        config.maxPages ?? null,
       ]);
       // pc_add queues the seeds in the order given.
-      const block = await client.query<{ block: string }>("SELECT pc_add($1, $2, $3, $4), nextval('pc_token_block_seq') AS block", columns(seedEntries(config)));
+      const block = await client.query<{ block: string }>("SELECT pc_add($1, $2, $3, $4, $5), nextval('pc_token_block_seq') AS block", columns(seedEntries(config)));
       this.takeBlock(block.rows[0]?.block);
       await client.query('COMMIT');
       return { created: true };
@@ -241,7 +258,7 @@ export class PostgresClaimStore implements ClaimStore {
   /** (Made again after a lost connection, keys its first try inserted are told as duplicates: the worker adds links only through `complete`.) */
   async add(entries: readonly ClaimEntry[]): Promise<boolean[]> {
     if (entries.length === 0) return [];
-    const r = await this.query<{ pc_add: string[] }>('SELECT pc_add($1, $2, $3, $4)', columns(entries), 'pc_add');
+    const r = await this.query<{ pc_add: string[] }>('SELECT pc_add($1, $2, $3, $4, $5)', columns(entries), 'pc_add');
     return markAdded(entries, new Set(r.rows[0]?.pc_add ?? []));
   }
 
@@ -260,6 +277,7 @@ export class PostgresClaimStore implements ClaimStore {
     );
     const row = r.rows[0];
     if (row === undefined) return { done: true };
+    if (row.kind === 'spent') return { done: true, spent: true };
     if (row.kind === null) return { waitMs: clampWait(row.wait_ms ?? 0) };
     return {
       claim: {
@@ -270,6 +288,7 @@ export class PostgresClaimStore implements ClaimStore {
         key: row.key as string,
         url: row.url as string,
         depth: row.depth as number,
+        hops: row.hops ?? 0,
         delayMs: row.delay_ms as number,
         robots: row.robots_status === null ? undefined : { status: row.robots_status, body: row.robots_body ?? '' },
         clock: row.clock,
@@ -282,13 +301,14 @@ export class PostgresClaimStore implements ClaimStore {
   }
 
   async complete(claim: Claim, c: Completion): Promise<CompletionResult> {
-    const [keys, urls, depths, origins] = columns(c.links);
+    const [keys, urls, depths, origins, hops] = columns(c.links);
     const r = await this.query<{ ok: boolean; doc: string | null; inserted: string[] }>(
-      'SELECT * FROM pc_complete($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)',
+      'SELECT * FROM pc_complete($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)',
       [
-        claim.kind, claim.id, claim.token, claim.origin, c.startedAt ?? null, c.saved, keys, urls, depths, origins,
+        claim.kind, claim.id, claim.token, claim.origin, c.startedAt ?? null, c.saved, keys, urls, depths, origins, hops,
         c.robots?.answer.status ?? null, c.robots?.answer.body ?? null, c.robots?.delayMs ?? null,
         c.retry === true, c.host?.intervalMs ?? null, c.host?.pausedUntil ?? null, c.host?.streak ?? null, c.host?.refusal ?? null,
+        c.answered === true,
       ],
       'pc_complete',
     );
@@ -300,10 +320,7 @@ export class PostgresClaimStore implements ClaimStore {
   async robotsFor(origin: string, depth: number, options: ClaimOptions): Promise<RobotsResult> {
     const token = await this.mintToken();
     let sentAt = 0;
-    const r = await this.query<{
-      kind: string | null; id: string | null; token: string | null; robots_status: number | null; robots_body: string | null;
-      delay_ms: number | null; clock: number; wait_ms: number | null; streak: number | null; refusal: string | null;
-    }>(
+    const r = await this.query<HostRow>(
       'SELECT * FROM pc_robots_for($1, $2, $3, $4, $5)',
       () => {
         sentAt = this.now();
@@ -317,8 +334,31 @@ export class PostgresClaimStore implements ClaimStore {
     const url = robotsUrlOf(origin);
     return {
       claim: {
-        kind: 'robots', id: Number(row.id), token: Number(row.token), origin, key: url, url, depth, delayMs: row.delay_ms ?? 0,
+        kind: 'robots', id: Number(row.id), token: Number(row.token), origin, key: url, url, depth, hops: 0, delayMs: row.delay_ms ?? 0,
         robots: undefined, clock: row.clock, sentAt, attempts: 0, streak: row.streak ?? 0, refusal: row.refusal ?? undefined,
+      },
+    };
+  }
+
+  async turn(origin: string, options: ClaimOptions): Promise<TurnResult> {
+    const token = await this.mintToken();
+    let sentAt = 0;
+    const r = await this.query<HostRow>(
+      'SELECT * FROM pc_turn($1, $2, $3, $4)',
+      () => {
+        sentAt = this.now();
+        return [origin, options.leaseMs, POLL_WAIT_MS, token];
+      },
+      'pc_turn',
+    );
+    const row = r.rows[0];
+    if (row === undefined || row.kind === null) return { waitMs: clampWait(row?.wait_ms ?? POLL_WAIT_MS) };
+    const url = robotsUrlOf(origin);
+    return {
+      claim: {
+        kind: 'turn', id: Number(row.id), token: Number(row.token), origin, key: url, url, depth: 0, hops: 0, delayMs: row.delay_ms ?? 0,
+        robots: row.robots_status === null ? undefined : { status: row.robots_status, body: row.robots_body ?? '' },
+        clock: row.clock, sentAt, attempts: 0, streak: row.streak ?? 0, refusal: row.refusal ?? undefined,
       },
     };
   }
@@ -343,8 +383,8 @@ export class PostgresClaimStore implements ClaimStore {
   }
 }
 
-function columns(entries: readonly ClaimEntry[]): [string[], string[], number[], string[]] {
-  return [entries.map((e) => e.key), entries.map((e) => e.url), entries.map((e) => e.depth), entries.map((e) => e.origin)];
+function columns(entries: readonly ClaimEntry[]): [string[], string[], number[], string[], number[]] {
+  return [entries.map((e) => e.key), entries.map((e) => e.url), entries.map((e) => e.depth), entries.map((e) => e.origin), entries.map((e) => e.hops ?? 0)];
 }
 
 /** Why a database was never reached, cause first and then what to check; undefined for another failure. */

@@ -18,7 +18,9 @@ import { retryWhileBusy } from './sqlite-busy.js';
 import { INDEXES, prepareStatements, SCHEMA, SCHEMA_VERSION } from './claim-sqlite-sql.js';
 import { CrawlerError } from '../errors.js';
 import {
+  budget,
   clampWait,
+  counts,
   configMismatch,
   moreSeedKeys,
   seedEntries,
@@ -35,6 +37,7 @@ import {
   type ClaimResult,
   type ClaimStore,
   type RobotsResult,
+  type TurnResult,
   type Completion,
   type CompletionResult,
 } from './claim-store.js';
@@ -55,6 +58,7 @@ interface Waiting {
   key: string;
   url: string;
   depth: number;
+  hops: number;
   attempts: number;
 }
 
@@ -111,15 +115,15 @@ export class SqliteClaimStore implements ClaimStore {
 
   async open(config: ClaimCrawlConfig): Promise<{ created: boolean }> {
     return this.tx(() => {
-      const row = this.stmt('crawl').get() as { version: number; seed_key: string; more_seeds: string; scope: string; max_depth: number; delay_ms: number; robots: number } | undefined;
+      const row = this.stmt('crawl').get() as { version: number; seed_key: string; more_seeds: string; scope: string; max_depth: number; delay_ms: number; robots: number; max_pages: number | null } | undefined;
       if (row !== undefined) {
         if (row.version !== SCHEMA_VERSION) throw new CrawlerError('ERR_STATE', `frontier ${this.path} holds a crawl of another version (${row.version}); use a new file`);
-        const existing = storedConfig(config, { seedKey: row.seed_key, moreSeeds: row.more_seeds, scope: row.scope, maxDepth: row.max_depth, delayMs: row.delay_ms, robots: row.robots === 1 });
+        const existing = storedConfig(config, { seedKey: row.seed_key, moreSeeds: row.more_seeds, scope: row.scope, maxDepth: row.max_depth, delayMs: row.delay_ms, robots: row.robots === 1, maxPages: row.max_pages });
         const diff = configMismatch(existing, config);
         if (diff !== undefined) throw new CrawlerError('ERR_STATE', `frontier ${this.path} holds another crawl: ${diff}`);
         return { created: false };
       }
-      this.stmt('create').run(SCHEMA_VERSION, config.seed.key, moreSeedKeys(config), config.scope ?? '', config.maxDepth, config.delayMs, config.robots ? 1 : 0);
+      this.stmt('create').run(SCHEMA_VERSION, config.seed.key, moreSeedKeys(config), config.scope ?? '', config.maxDepth, config.delayMs, config.robots ? 1 : 0, config.maxPages ?? null);
       this.addUnlocked(seedEntries(config));
       return { created: true };
     });
@@ -136,7 +140,7 @@ export class SqliteClaimStore implements ClaimStore {
       inserted.add(e.key);
       // Host rows are never deleted, so an origin's id, once read, stays true for every worker.
       const id = this.ensureHost(e.origin);
-      this.stmt('queue').run(id, e.key, e.url, e.depth);
+      this.stmt('queue').run(id, e.key, e.url, e.depth, e.hops ?? 0);
       this.stmt('lower').run({ id, depth: e.depth });
     }
     return markAdded(entries, inserted);
@@ -168,7 +172,26 @@ export class SqliteClaimStore implements ClaimStore {
       const token = this.stmt('token').get() as number;
       this.stmt('robotsClaim').run(token, now + options.leaseMs, h.id);
       const url = robotsUrlOf(origin);
-      return { claim: { kind: 'robots', id: h.id, token, origin, key: url, url, depth, delayMs: h.delay_ms, robots: undefined, clock: now, attempts: 0, streak: h.streak, refusal: h.refusal ?? undefined } };
+      return { claim: { kind: 'robots', id: h.id, token, origin, key: url, url, depth, hops: 0, delayMs: h.delay_ms, robots: undefined, clock: now, attempts: 0, streak: h.streak, refusal: h.refusal ?? undefined } };
+    });
+  }
+
+  async turn(origin: string, options: ClaimOptions): Promise<TurnResult> {
+    return this.tx((): TurnResult => {
+      const now = this.now();
+      this.ensureHost(origin);
+      const h = this.stmt('hostRow').get(origin) as {
+        id: number; robots_status: number | null; robots_body: string | null; delay_ms: number;
+        next_fetch_at: number; reserved_until: number; streak: number; refusal: string | null;
+      };
+      if (h.reserved_until >= now) return { waitMs: POLL_WAIT_MS };
+      if (h.next_fetch_at > now) return { waitMs: clampWait(h.next_fetch_at - now) };
+      const token = this.stmt('token').get() as number;
+      // As a page claim: a host with no interval is not held.
+      if (h.delay_ms > 0) this.stmt('reserve').run(token, now + options.leaseMs, h.id);
+      const url = robotsUrlOf(origin);
+      const robots = h.robots_status === null ? undefined : { status: h.robots_status, body: h.robots_body ?? '' };
+      return { claim: { kind: 'turn', id: h.id, token, origin, key: url, url, depth: 0, hops: 0, delayMs: h.delay_ms, robots, clock: now, attempts: 0, streak: h.streak, refusal: h.refusal ?? undefined } };
     });
   }
 
@@ -181,6 +204,8 @@ export class SqliteClaimStore implements ClaimStore {
     return this.tx((): ClaimResult => {
       for (const p of published) this.stmt('pageDone').run(p.id, p.token);
       const now = this.now();
+      const cap = this.stmt('budget').get() as { max_pages: number | null; answered: number };
+      if (budget(cap.max_pages, cap.answered, 0) === 'spent') return { done: true, spent: true };
       const floor = options.strictBfs ? ((this.stmt('floor').get() as number | null) ?? null) : null;
       let found = this.candidate(floor, now);
       if (found === undefined) {
@@ -194,19 +219,21 @@ export class SqliteClaimStore implements ClaimStore {
         return free === undefined ? { done: true } : { waitMs: clampWait(free - now) };
       }
       const { host: c, url: w } = found;
+      // Claims out may all count: none past the budget (one writer at a time: no two claims take its last page).
+      if (c.robots_state === 2 && budget(cap.max_pages, cap.answered, this.stmt('pagesOut').get() as number) !== 'room') return { waitMs: POLL_WAIT_MS };
       const token = this.stmt('token').get() as number;
       const until = now + options.leaseMs;
       if (c.robots_state !== 2) {
         this.stmt('robotsClaim').run(token, until, c.hid);
         const url = robotsUrlOf(c.origin);
-        return { claim: { kind: 'robots', id: c.hid, token, origin: c.origin, key: url, url, depth: w.depth, delayMs: c.delay_ms, robots: undefined, clock: now, attempts: 0, streak: c.streak, refusal: c.refusal ?? undefined } };
+        return { claim: { kind: 'robots', id: c.hid, token, origin: c.origin, key: url, url, depth: w.depth, hops: 0, delayMs: c.delay_ms, robots: undefined, clock: now, attempts: 0, streak: c.streak, refusal: c.refusal ?? undefined } };
       }
       this.stmt('pageClaim').run(token, until, w.qid);
       this.stmt('minDepth').run({ id: c.hid });
       // A host with no interval is not held: any number of workers may fetch it at once.
       if (c.delay_ms > 0) this.stmt('reserve').run(token, until, c.hid);
       const robots = c.robots_status === null ? undefined : { status: c.robots_status, body: c.robots_body ?? '' };
-      return { claim: { kind: 'page', id: w.qid, token, origin: c.origin, key: w.key, url: w.url, depth: w.depth, delayMs: c.delay_ms, robots, clock: now, attempts: w.attempts, streak: c.streak, refusal: c.refusal ?? undefined } };
+      return { claim: { kind: 'page', id: w.qid, token, origin: c.origin, key: w.key, url: w.url, depth: w.depth, hops: w.hops, delayMs: c.delay_ms, robots, clock: now, attempts: w.attempts, streak: c.streak, refusal: c.refusal ?? undefined } };
     });
   }
 
@@ -255,6 +282,7 @@ export class SqliteClaimStore implements ClaimStore {
       };
       let added: boolean[] = [];
       let documentId: number | undefined;
+      if (claim.kind === 'turn') return lost(); // ended by release, never completed
       if (claim.kind === 'page') {
         if (isRetry(c)) {
           const back = this.stmt('pageRetry').get(claim.id, claim.token) as { id: number; depth: number } | undefined;
@@ -268,6 +296,7 @@ export class SqliteClaimStore implements ClaimStore {
         } else if (this.stmt('pageDone').run(claim.id, claim.token).changes === 0) {
           return lost();
         }
+        if (counts(claim, c)) this.stmt('answered').run();
         added = isRetry(c) ? c.links.map(() => false) : this.addUnlocked(c.links);
         this.stmt('hostDone').run({ ...timing, token: claim.token, origin: claim.origin });
       } else {
@@ -290,7 +319,7 @@ export class SqliteClaimStore implements ClaimStore {
       if (claim.kind === 'page') {
         const back = this.stmt('pageBack').get(claim.id, claim.token) as { id: number; depth: number } | undefined;
         if (back !== undefined) this.stmt('lower').run(back);
-      } else this.stmt('robotsBack').run(claim.origin, claim.token);
+      } else if (claim.kind === 'robots') this.stmt('robotsBack').run(claim.origin, claim.token);
       this.stmt('started').run({ origin: claim.origin, started: startedAt ?? null, interval: null });
       this.stmt('unreserve').run(claim.origin, claim.token);
     });

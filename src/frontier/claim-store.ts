@@ -25,6 +25,15 @@
  * claim, lease and delay; its answer is kept on the host, and every claim of
  * that host carries it, so every worker obeys the same rules and Crawl-delay.
  *
+ * A shared worker queues a redirect's target (at the same depth) instead of
+ * following it: the hops taken to reach a URL travel with it (`hops`), so
+ * `--max-redirects` bounds the chain whichever worker takes each hop.
+ *
+ * The page budget (`maxPages`, spec decision "One crawl, whatever runs it":
+ * `--max-pages N` bounds the whole crawl) is held by the store: it counts the
+ * completions that say they were `answered`, and hands out no page claim
+ * while those and the page claims still out could reach the budget.
+ *
  * Time: a store has one clock for all its workers (PostgreSQL's, or the
  * machine's wall clock). `claim` says what that clock read; a worker turns
  * its own monotonic measurements into the store's time from there (see
@@ -49,6 +58,12 @@ export interface ClaimCrawlConfig {
   delayMs: number;
   /** When false, hosts need no robots.txt item and are ready at once. */
   robots: boolean;
+  /**
+   * The page budget of the whole crawl (--max-pages): at most this many
+   * completions `answered`, by all workers together, at any concurrency
+   * (see `claim`). Absent: no cap. Joining workers must give the same.
+   */
+  maxPages?: number;
 }
 
 /** A URL to add: its identity key, href, depth, and its host's politeness key (`HttpUrl.origin`). */
@@ -57,6 +72,14 @@ export interface ClaimEntry {
   url: string;
   depth: number;
   origin: string;
+  /**
+   * Redirect hops taken to reach this URL (a redirect's target queued at the
+   * depth of the URL that answered it, with one hop more), kept with the
+   * queued URL and given back as `Claim.hops`. Absent: 0 (a link or a seed).
+   * De-duplication is by key alone: an entry whose key was seen is not
+   * added again, whatever its hops.
+   */
+  hops?: number;
 }
 
 /** A host's robots.txt as fetched: the final status (0 when none arrived) and the body text. */
@@ -65,19 +88,26 @@ export interface StoredRobots {
   body: string;
 }
 
-/** A URL (or a host's robots.txt) leased to one worker. */
+/**
+ * A URL (or a host's robots.txt, or a host's turn) leased to one worker.
+ * `page`: a queued URL to fetch. `robots`: the host's robots.txt, whose
+ * answer the store keeps. `turn`: the host's turn with no URL of the queue
+ * (see `ClaimStore.turn`), e.g. a robots.txt redirect's hop to this host.
+ */
 export interface Claim {
-  kind: 'page' | 'robots';
+  kind: 'page' | 'robots' | 'turn';
   /** The store's handle of this claim (opaque). */
   readonly id: number;
   /** The lease token: a later claim of the same URL gets another. */
   readonly token: number;
   origin: string;
-  /** For `robots`, the origin's `/robots.txt` URL. */
+  /** For `robots` and `turn`, the origin's `/robots.txt` URL (what a turn is for is the worker's). */
   key: string;
   url: string;
-  /** For `robots`, the depth of the host's shallowest waiting URL. */
+  /** For `robots`, the depth of the host's shallowest waiting URL (or robotsFor's); 0 for `turn`. */
   depth: number;
+  /** Redirect hops taken to reach this URL (its entry's `hops`; 0 for `robots` and `turn`). */
+  hops: number;
   /** The host's least interval between request starts (max of the crawl's delay and its Crawl-delay), ms. */
   delayMs: number;
   /** The host's robots.txt (for `page` claims; undefined when the crawl ignores robots). */
@@ -92,7 +122,7 @@ export interface Claim {
    * before it asked (see storeTime).
    */
   sentAt?: number;
-  /** Tries of this URL made before and given up for a later retry (0 for `robots`). */
+  /** Tries of this URL made before and given up for a later retry (0 for `robots` and `turn`). */
   attempts: number;
   /** The host's consecutive push-backs (429, 5xx, timeouts, resets) across all workers: its back-off. */
   streak: number;
@@ -100,8 +130,15 @@ export interface Claim {
   refusal: string | undefined;
 }
 
-/** What `claim` gives: a claim, a time to wait before asking again, or the end of the crawl. */
-export type ClaimResult = { claim: Claim } | { waitMs: number } | { done: true };
+/**
+ * What `claim` gives: a claim, a time to wait before asking again, or the end
+ * of the crawl. `spent` on the end: the page budget (`maxPages`) is used up
+ * (URLs may still wait; none will be fetched); absent, nothing waits.
+ */
+export type ClaimResult = { claim: Claim } | { waitMs: number } | { done: true; spent?: true };
+
+/** What `turn` gives: the host's turn, or a time to wait before asking again. */
+export type TurnResult = { claim: Claim } | { waitMs: number };
 
 /** What `robotsFor` gives: the host's known answer, a claim to fetch its robots.txt now, or a time to wait. */
 export type RobotsResult = { answer: StoredRobots } | { claim: Claim } | { waitMs: number };
@@ -114,6 +151,14 @@ export interface Completion {
   links: readonly ClaimEntry[];
   /** True when the page was saved: a document ID is taken. */
   saved: boolean;
+  /**
+   * For a `page` claim: its request got a final answer that counts toward
+   * the page budget (`maxPages`); the engine decides (a redirect, a retry, a
+   * network failure do not count). Counted once per completion that is
+   * `ok`; a completion whose lease was lost counts nothing. Ignored for
+   * `robots` and `turn` claims. Absent: false.
+   */
+  answered?: boolean;
   /** For a `robots` claim: what robots.txt answered, and the host's interval from now on (ms). */
   robots?: { answer: StoredRobots; delayMs: number };
   /**
@@ -174,6 +219,15 @@ export interface ClaimStore {
    * that first. `waitMs` when nothing is ready yet (or claims are out that
    * may add more); `done` when nothing is waiting and no claim is out.
    *
+   * With a page budget (`maxPages`): no page claim while the completions
+   * answered so far and the page claims out (claimed, not completed: any of
+   * them may count) reach it; then `waitMs` (POLL_WAIT_MS) while claims are
+   * out that may not count, and `{ done: true, spent: true }` once the
+   * answered completions reach it, whatever still waits (no robots claim
+   * either: nothing more is fetched). Exclusive across workers: two
+   * concurrent claims never both take the last page of the budget. A
+   * worker told `spent` still publishes the saved pages of its claims.
+   *
    * `published`, when given, are claims whose saved pages are now in place:
    * each is marked done first, exactly as `published` would, so a
    * worker's next claim and the publication of the pages its lanes saved
@@ -199,7 +253,8 @@ export interface ClaimStore {
    */
   robotsFor(origin: string, depth: number, options: ClaimOptions): Promise<RobotsResult>;
   /**
-   * Gives a claim back (a stop signal): the URL waits again, and the host is
+   * Gives a claim back (a stop signal), or ends a `turn`: the URL waits again
+   * (a `page` claim; a `robots` claim's robots.txt is unclaimed), and the host is
    * free. `startedAt`, when a request was sent under the claim (in the
    * store's time), still counts: the host's next request waits its
    * interval from it, as after a completion.
@@ -207,6 +262,22 @@ export interface ClaimStore {
   release(claim: Claim, startedAt?: number): Promise<void>;
   /** The highest document ID taken so far. */
   lastDocumentId(): Promise<number>;
+  /**
+   * A host's turn without a URL of the queue: a request a worker must make to
+   * `origin` within the host's politeness across all workers (a robots.txt
+   * redirect's hop to another host of the crawl, RFC 9309 §2.3.1.2), not by
+   * its own clock. When the host is free (no claim holds it, its next fetch
+   * time has passed; its row is made when new, as robotsFor makes it), a
+   * `turn` claim that holds the host under a lease, as a page claim does (a
+   * host with no delay is not held, but a claim is still given); else a time
+   * to wait: until its next fetch time, or POLL_WAIT_MS while another claim
+   * holds it. Its robots.txt need not be known, and the page budget does
+   * not apply. A turn is ended by `release(claim, startedAt)`, which sets the
+   * host's next fetch time from `startedAt` and frees the host; it never
+   * changes the host's robots.txt state nor any queued URL. A turn is not a
+   * claim out for `claim`'s end of the crawl: take it while holding another.
+   */
+  turn(origin: string, options: ClaimOptions): Promise<TurnResult>;
   /** Releases the connection or file. */
   close(): Promise<void>;
 }
@@ -262,6 +333,18 @@ export function clampWait(ms: number): number {
   return Math.min(MAX_CLAIM_WAIT_MS, Math.max(1, Math.ceil(ms)));
 }
 
+/** Whether a completion counts toward the page budget: an answered page (see Completion.answered). */
+export function counts(claim: Claim, c: Completion): boolean {
+  return claim.kind === 'page' && c.answered === true;
+}
+
+/** The page budget's state: spent (nothing more), full (no page claim now: claims out may count), or room. */
+export function budget(maxPages: number | undefined | null, answered: number, out: number): 'spent' | 'full' | 'room' {
+  if (maxPages === undefined || maxPages === null) return 'room';
+  if (answered >= maxPages) return 'spent';
+  return answered + out >= maxPages ? 'full' : 'room';
+}
+
 /** Whether a completion sends its page back to wait (a retry; a saved page is never retried). */
 export function isRetry(c: Completion): boolean {
   return c.retry === true && !c.saved;
@@ -295,7 +378,10 @@ export function moreSeedKeys(config: ClaimCrawlConfig): string {
 }
 
 /** The config `b` with what a store kept of crawl `a` (its seed key, its more seeds' keys, ...), to compare with configMismatch. */
-export function storedConfig(b: ClaimCrawlConfig, kept: { seedKey: string; moreSeeds: string; scope: string; maxDepth: number; delayMs: number; robots: boolean }): ClaimCrawlConfig {
+export function storedConfig(
+  b: ClaimCrawlConfig,
+  kept: { seedKey: string; moreSeeds: string; scope: string; maxDepth: number; delayMs: number; robots: boolean; maxPages: number | null },
+): ClaimCrawlConfig {
   const keys = kept.moreSeeds === '' ? [] : kept.moreSeeds.split('\n');
   return {
     seed: { ...b.seed, key: kept.seedKey },
@@ -304,6 +390,7 @@ export function storedConfig(b: ClaimCrawlConfig, kept: { seedKey: string; moreS
     maxDepth: kept.maxDepth,
     delayMs: kept.delayMs,
     robots: kept.robots,
+    ...(kept.maxPages === null ? {} : { maxPages: kept.maxPages }),
   };
 }
 
@@ -318,5 +405,9 @@ export function configMismatch(a: ClaimCrawlConfig, b: ClaimCrawlConfig): string
   if (a.maxDepth !== b.maxDepth) return `its maxDepth is ${a.maxDepth}, not ${b.maxDepth}`;
   if (a.delayMs !== b.delayMs) return `its delay is ${a.delayMs / 1000} s, not ${b.delayMs / 1000} s`;
   if (a.robots !== b.robots) return a.robots ? 'it obeys robots.txt (drop --ignore-robots)' : 'it ignores robots.txt (add --ignore-robots)';
+  if (a.maxPages !== b.maxPages) {
+    const cap = (n: number | undefined): string => (n === undefined ? 'unset' : String(n));
+    return `its --max-pages is ${cap(a.maxPages)}, not ${cap(b.maxPages)}`;
+  }
   return undefined;
 }

@@ -41,6 +41,7 @@ function wrap(inner: ClaimStore, over: Partial<ClaimStore>): ClaimStore {
     published: (c) => inner.published(c),
     release: (c) => inner.release(c),
     robotsFor: (o, d, x) => inner.robotsFor(o, d, x),
+    turn: (o, x) => inner.turn(o, x),
     lastDocumentId: () => inner.lastDocumentId(),
     close: () => inner.close(),
     ...over,

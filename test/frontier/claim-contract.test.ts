@@ -8,7 +8,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Claim, ClaimCrawlConfig, ClaimEntry, ClaimResult, ClaimStore, Completion } from '../../src/frontier/claim-store.js';
+import { POLL_WAIT_MS, type Claim, type ClaimCrawlConfig, type ClaimEntry, type ClaimResult, type ClaimStore, type Completion } from '../../src/frontier/claim-store.js';
 import { MemoryClaimStore } from '../../src/frontier/claim-memory.js';
 import { PostgresClaimStore } from '../../src/frontier/claim-postgres.js';
 import { SqliteClaimStore } from '../../src/frontier/claim-sqlite.js';
@@ -103,6 +103,39 @@ function page(r: ClaimResult): Claim {
 }
 
 const done = (over: Partial<Completion> = {}): Completion => ({ startedAt: undefined, links: [], saved: false, ...over });
+
+/** Lanes of two workers (four each) claim until the budget is spent; answered completions must come to exactly `max`. */
+async function budgetRace({ a, b }: Pair, max: number): Promise<void> {
+  await a.open(config({ maxPages: max }));
+  await a.add(Array.from({ length: 40 }, (_, i) => e(i % 2 === 0 ? A : B, `/p${i}`, 1)));
+  let answered = 0;
+  let claims = 0;
+  const lane = async (s: ClaimStore): Promise<void> => {
+    for (;;) {
+      const r = await s.claim(opts);
+      if ('done' in r) {
+        assert.deepEqual(r, { done: true, spent: true });
+        return;
+      }
+      if ('waitMs' in r) {
+        await sleep(r.waitMs);
+        continue;
+      }
+      // Every third answer does not count (a redirect): its room goes to another lane.
+      const counts = ++claims % 3 !== 0;
+      await sleep(2);
+      const res = await s.complete(r.claim, done({ saved: counts, answered: counts }));
+      assert.equal(res.ok, true);
+      if (counts) {
+        answered++;
+        await s.published([r.claim]);
+      }
+    }
+  };
+  await Promise.all([a, b, a, b, a, b, a, b].map(lane));
+  assert.equal(answered, max);
+  assert.equal(await a.lastDocumentId(), max);
+}
 
 for (const [name, make, skip] of factories) {
   // Skips are marked on each test (the runner does not count tests inside a skipped suite).
@@ -506,6 +539,132 @@ for (const [name, make, skip] of factories) {
       assert.ok('waitMs' in w2, `depth 2 waits for the claimed depth-1 URL: ${JSON.stringify(w2)}`);
       await b.complete(a1, done());
       assert.equal(page(await a.claim(strict)).key, `${B}/b2`);
+    });
+
+    test('redirect hops travel with the queued URL: given back on its claim (also after a release); 0 for seeds, links and robots.txt; de-duplication is by key alone', { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config({ robots: true }));
+      const r = page(await a.claim(opts));
+      assert.deepEqual([r.kind, r.hops], ['robots', 0]);
+      await a.complete(r, done({ startedAt: r.clock, robots: { answer: { status: 404, body: '' }, delayMs: 0 } }));
+      const seed = page(await a.claim(opts));
+      assert.deepEqual([seed.kind, seed.hops], ['page', 0]);
+      // The seed redirected: its target is queued at the seed's depth with one hop; a link has none.
+      const res = await a.complete(seed, done({ links: [{ ...e(A, '/moved', 0), hops: 1 }, e(A, '/link', 1)] }));
+      assert.deepEqual(res.added, [true, true]);
+      assert.deepEqual(await b.add([{ ...e(A, '/far', 1), hops: 4 }, { ...e(A, '/link', 1), hops: 2 }, { ...e(A, '/moved', 0), hops: 3 }]), [true, false, false]);
+      const moved = page(await b.claim(opts));
+      assert.deepEqual([moved.key, moved.depth, moved.hops], [`${A}/moved`, 0, 1]);
+      await b.release(moved);
+      const again = page(await a.claim(opts));
+      assert.deepEqual([again.key, again.hops], [`${A}/moved`, 1], 'a URL given back keeps its hops');
+      await a.complete(again, done());
+      const got: Array<[string, number]> = [];
+      for (let c = await b.claim(opts); 'claim' in c; c = await b.claim(opts)) {
+        got.push([c.claim.key.slice(A.length), c.claim.hops]);
+        await b.complete(c.claim, done());
+      }
+      assert.deepEqual(got, [['/link', 0], ['/far', 4]]);
+    });
+
+    test('a page budget (maxPages): answered completions count, claims out hold room, then the crawl is spent; joining workers must agree', { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config({ maxPages: 3 }));
+      assert.deepEqual(await b.open(config({ maxPages: 3 })), { created: false });
+      for (const [other, words] of [[config({ maxPages: 5 }), 'its --max-pages is 3, not 5'], [config(), 'its --max-pages is 3, not unset']] as const) {
+        await assert.rejects(b.open(other), (err: unknown) => isCrawlerError(err, 'ERR_STATE') && err.message.includes(words), words);
+      }
+      await a.add([e(A, '/1', 1), e(A, '/2', 1), e(A, '/3', 1), e(A, '/4', 1)]);
+      const seed = page(await a.claim(opts));
+      const one = page(await b.claim(opts));
+      const two = page(await a.claim(opts));
+      // Three claims out, any of which may count: no fourth, however many URLs wait.
+      assert.deepEqual(await b.claim(opts), { waitMs: POLL_WAIT_MS });
+      // The seed's answer does not count (a redirect, say): its room is given back.
+      await a.complete(seed, done());
+      const three = page(await b.claim(opts));
+      assert.deepEqual(await a.claim(opts), { waitMs: POLL_WAIT_MS });
+      // Saved and answered: it counts, and it is no longer out (though unpublished).
+      assert.equal((await b.complete(one, done({ saved: true, answered: true }))).ok, true);
+      assert.deepEqual(await a.claim(opts), { waitMs: POLL_WAIT_MS });
+      await a.complete(two, done({ answered: true }));
+      assert.deepEqual(await a.claim(opts), { waitMs: POLL_WAIT_MS }, 'two answered, one out: full');
+      // A retry does not count: room for one more page.
+      await b.complete(three, done({ retry: true }));
+      const four = page(await a.claim(opts));
+      await a.complete(four, done({ answered: true }));
+      // Spent: the crawl is done for every worker, though URLs wait and a saved page is unpublished.
+      assert.deepEqual(await b.claim(opts), { done: true, spent: true });
+      assert.deepEqual(await a.claim(opts, [one]), { done: true, spent: true });
+    });
+
+    test('a page budget: a completion whose lease was lost does not count; once spent no robots.txt is claimed either', { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config({ maxPages: 1, robots: true }));
+      const r = page(await a.claim(opts));
+      assert.equal(r.kind, 'robots');
+      await a.complete(r, done({ startedAt: r.clock, answered: true, robots: { answer: { status: 404, body: '' }, delayMs: 0 } }));
+      const lost = page(await a.claim({ leaseMs: 100, strictBfs: false }));
+      assert.equal(lost.kind, 'page', 'a robots.txt completion never counts');
+      assert.deepEqual(await b.claim(opts), { waitMs: POLL_WAIT_MS });
+      await sleep(150);
+      const again = page(await b.claim(opts));
+      assert.equal(again.key, lost.key);
+      assert.equal((await a.complete(lost, done({ answered: true, links: [e(B, '/b', 1)] }))).ok, false);
+      assert.deepEqual(await a.claim(opts), { waitMs: POLL_WAIT_MS }, 'the late completion counted nothing: the new claim is out');
+      await b.complete(again, done({ answered: true, links: [e(B, '/b', 1)] }));
+      // Host B's robots.txt is unknown and its page waits: nothing more is fetched.
+      assert.deepEqual(await a.claim(opts), { done: true, spent: true });
+    });
+
+    test('a page budget holds at any concurrency: lanes of two workers together answer exactly maxPages pages', { skip }, async () => {
+      // Several crawls: a race for the last page is lost only now and then.
+      for (let round = 0; round < 4; round++) await budgetRace(await make(), 5);
+    });
+
+    test("turn: a free host's turn holds it (its row made when new); other turns and its pages wait; release ends it from its request start", { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config({ delayMs: 300 }));
+      const t = await a.turn(B, opts);
+      assert.ok('claim' in t, JSON.stringify(t));
+      const turn = t.claim;
+      assert.deepEqual([turn.kind, turn.origin, turn.key, turn.url, turn.depth, turn.hops, turn.delayMs], ['turn', B, `${B}/robots.txt`, `${B}/robots.txt`, 0, 0, 300]);
+      assert.deepEqual(await b.turn(B, opts), { waitMs: POLL_WAIT_MS });
+      await a.add([e(B, '/b', 1)]);
+      assert.equal(page(await b.claim(opts)).origin, A);
+      assert.ok('waitMs' in (await b.claim(opts)), 'host B is held by its turn');
+      await a.release(turn, turn.clock);
+      const w = await b.turn(B, opts);
+      assert.ok('waitMs' in w && w.waitMs > 0, `host B waits its interval from the turn's request: ${JSON.stringify(w)}`);
+      const next = await claimWhenDue(b, turn.clock + 300, "the turn's interval");
+      assert.deepEqual([next.kind, next.key], ['page', `${B}/b`]);
+    });
+
+    test("turn: ending it never changes the host's robots.txt state nor its queue; a host with no delay is not held but answers a claim", { skip }, async () => {
+      const { a, b } = await make();
+      await a.open(config({ robots: true }));
+      const t1 = await a.turn(A, opts);
+      const t2 = await b.turn(A, opts);
+      assert.ok('claim' in t1 && 'claim' in t2, JSON.stringify([t1, t2]));
+      assert.equal(t1.claim.robots, undefined, 'robots.txt not known yet');
+      await a.release(t1.claim);
+      await b.release(t2.claim);
+      const r = page(await b.claim(opts));
+      assert.deepEqual([r.kind, r.origin], ['robots', A], "the host's robots.txt is still to fetch");
+      // A turn while the host's robots.txt is claimed: another holds the host.
+      assert.deepEqual(await a.turn(A, opts), { waitMs: POLL_WAIT_MS });
+      const answer = { status: 200, body: 'User-agent: *\nDisallow: /x\n' };
+      await b.complete(r, done({ robots: { answer, delayMs: 0 } }));
+      const t3 = await a.turn(A, opts);
+      assert.ok('claim' in t3, JSON.stringify(t3));
+      assert.deepEqual(t3.claim.robots, answer);
+      assert.equal((await a.complete(t3.claim, done({ answered: true }))).ok, false, 'a turn is ended by release, not completed');
+      await a.release(t3.claim);
+      assert.deepEqual(await b.robotsFor(A, 0, opts), { answer });
+      const seed = page(await b.claim(opts));
+      assert.deepEqual([seed.kind, seed.key, seed.robots], ['page', `${A}/`, answer]);
+      await b.complete(seed, done());
+      assert.deepEqual(await a.claim(opts), { done: true });
     });
 
     test('many concurrent claimers: every URL is claimed once and IDs are 1..N without a gap', { skip }, async () => {
