@@ -4,12 +4,11 @@
  * Time comes from an injected wall clock (ms).
  */
 import { CrawlerError } from '../errors.js';
+import { configMismatch, seedEntries } from './claim-config.js';
 import {
   budget,
   clampWait,
-  configMismatch,
   counts,
-  seedEntries,
   POLL_WAIT_MS,
   lostLease,
   isRetry,

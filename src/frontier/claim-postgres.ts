@@ -18,11 +18,8 @@ import { CrawlerError } from '../errors.js';
 import { dnsFailureWords, socketErrorCode, socketFailureWords, systemCode } from '../net-errors.js';
 import { PG_SCHEMA, PG_SCHEMA_STAMP, PG_SCHEMA_VERSION } from './claim-postgres-sql.js';
 import { databaseAddress, DEFAULT_FRONTIER_WAIT_MS, Reconnect } from './pg-faults.js';
+import { configMismatch, moreSeedKeys, seedEntries, storedConfig } from './claim-config.js';
 import {
-  configMismatch,
-  moreSeedKeys,
-  seedEntries,
-  storedConfig,
   lostLease,
   robotsUrlOf,
   markAdded,

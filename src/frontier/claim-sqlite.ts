@@ -17,14 +17,11 @@ import { openDatabase } from './sqlite-open.js';
 import { retryWhileBusy } from './sqlite-busy.js';
 import { INDEXES, prepareStatements, SCHEMA, SCHEMA_VERSION } from './claim-sqlite-sql.js';
 import { CrawlerError } from '../errors.js';
+import { configMismatch, moreSeedKeys, seedEntries, storedConfig } from './claim-config.js';
 import {
   budget,
   clampWait,
   counts,
-  configMismatch,
-  moreSeedKeys,
-  seedEntries,
-  storedConfig,
   POLL_WAIT_MS,
   isRetry,
   lostLease,
