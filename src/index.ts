@@ -36,7 +36,7 @@ export { MemoryClaimStore } from './frontier/claim-memory.js';
 export { SqliteClaimStore } from './frontier/claim-sqlite.js';
 export { PostgresClaimStore } from './frontier/claim-postgres.js';
 export { DEFAULT_LEASE_MS } from './frontier/claim-store.js';
-export type { ClaimStore, Claim, ClaimCrawlConfig, ClaimEntry, ClaimOptions, ClaimResult, Completion, CompletionResult, StoredRobots } from './frontier/claim-store.js';
+export type { ClaimStore, Claim, ClaimCrawlConfig, ClaimEntry, ClaimOptions, ClaimResult, Completion, CompletionResult, StoredRobots, TurnResult } from './frontier/claim-store.js';
 
 export { TsePageDirectory } from './sink/tse-pagedir.js';
 export { OutputDirSink } from './sink/output-dir.js';
