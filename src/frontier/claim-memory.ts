@@ -9,6 +9,7 @@ import {
   budget,
   clampWait,
   counts,
+  holdUntil,
   POLL_WAIT_MS,
   lostLease,
   isRetry,
@@ -157,7 +158,7 @@ export class MemoryClaimStore implements ClaimStore {
       if (host.robotsState !== 2) {
         host.robotsState = 1;
         host.reservedBy = token;
-        host.reservedUntil = leaseUntil;
+        host.reservedUntil = holdUntil(now, options.leaseMs, host.delayMs);
         return { claim: { kind: 'robots', id: host.id, token, origin: host.origin, key: robotsUrlOf(host.origin), url: robotsUrlOf(host.origin), depth: row.depth, hops: 0, delayMs: host.delayMs, robots: undefined, clock: now, attempts: 0, streak: host.streak, refusal: host.refusal } };
       }
       // Claims out may all count: none past the budget (then only they can end it, or give room back).
@@ -170,7 +171,7 @@ export class MemoryClaimStore implements ClaimStore {
       // A host with no interval is not held: any number of workers may fetch it at once.
       if (host.delayMs > 0) {
         host.reservedBy = token;
-        host.reservedUntil = leaseUntil;
+        host.reservedUntil = holdUntil(now, options.leaseMs, host.delayMs);
       }
       return { claim: { kind: 'page', id: row.id, token, origin: host.origin, key: row.key, url: row.url, depth: row.depth, hops: row.hops, delayMs: host.delayMs, robots: host.robots, clock: now, attempts: row.attempts, streak: host.streak, refusal: host.refusal } };
     }
@@ -190,7 +191,7 @@ export class MemoryClaimStore implements ClaimStore {
     const token = ++this.lastToken;
     host.robotsState = 1;
     host.reservedBy = token;
-    host.reservedUntil = now + options.leaseMs;
+    host.reservedUntil = holdUntil(now, options.leaseMs, host.delayMs);
     const url = robotsUrlOf(origin);
     return { claim: { kind: 'robots', id: host.id, token, origin, key: url, url, depth, hops: 0, delayMs: host.delayMs, robots: undefined, clock: now, attempts: 0, streak: host.streak, refusal: host.refusal } };
   }
@@ -205,7 +206,7 @@ export class MemoryClaimStore implements ClaimStore {
     // As a page claim: a host with no interval is not held.
     if (host.delayMs > 0) {
       host.reservedBy = token;
-      host.reservedUntil = now + options.leaseMs;
+      host.reservedUntil = holdUntil(now, options.leaseMs, host.delayMs);
     }
     const url = robotsUrlOf(origin);
     return { claim: { kind: 'turn', id: host.id, token, origin, key: url, url, depth: 0, hops: 0, delayMs: host.delayMs, robots: host.robots, clock: now, attempts: 0, streak: host.streak, refusal: host.refusal } };

@@ -112,7 +112,7 @@ BEGIN
         END IF;
         IF r.rstate <> 2 THEN
           -- The host's robots.txt comes first (also when an earlier robots claim's lease ran out).
-          UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
+          UPDATE pc_hosts SET robots_state = 1, reserved_by = v_token, reserved_until = v_now + p_lease + greatest(r.hdelay, 0) WHERE pc_hosts.id = h.hid;
           RETURN QUERY SELECT 'robots'::text, h.hid, v_token, r.horigin, r.horigin || '/robots.txt', r.horigin || '/robots.txt',
             w.depth, r.hdelay, NULL::int, NULL::text, v_now, NULL::double precision, 0, r.hstreak, r.hrefusal, 0;
           RETURN;
@@ -133,10 +133,12 @@ BEGIN
         -- over, and a completion holding this one may wait for those (it locks hosts sorted by id):
         -- waiting here closed that cycle (a deadlock, seen at 100 hosts with no delay). When the row
         -- is taken, min_depth stays as it is: low for a moment at most, which the next claim sets right.
+        -- A held host is held one interval past the lease (holdUntil in claim-store.ts): a holder that
+        -- dies may have sent its request at the lease's last moment, and no completion will say when.
         IF v_held THEN
           UPDATE pc_hosts ph SET
             min_depth = (SELECT min(q.depth) FROM pc_queue q WHERE q.host_id = h.hid AND q.state = 0),
-            reserved_by = v_token, reserved_until = v_now + p_lease
+            reserved_by = v_token, reserved_until = v_now + p_lease + greatest(r.hdelay, 0)
             WHERE ph.id = h.hid;
         ELSE
           PERFORM 1 FROM pc_hosts ph WHERE ph.id = h.hid FOR NO KEY UPDATE SKIP LOCKED;

@@ -39,7 +39,7 @@ BEGIN
     PERFORM 1 FROM pc_hosts ph WHERE ph.id = h.hid AND ph.robots_state <> 2 AND ph.reserved_until < v_now AND ph.next_fetch_at <= v_now
       FOR NO KEY UPDATE SKIP LOCKED;
     IF FOUND THEN
-      UPDATE pc_hosts SET robots_state = 1, reserved_by = p_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid;
+      UPDATE pc_hosts SET robots_state = 1, reserved_by = p_token, reserved_until = v_now + p_lease + greatest(h.hdelay, 0) WHERE pc_hosts.id = h.hid;
       RETURN QUERY SELECT 'robots'::text, h.hid, p_token, NULL::int, NULL::text, h.hdelay, v_now, NULL::double precision, h.hstreak, h.hrefusal;
       RETURN;
     END IF;
@@ -75,7 +75,7 @@ BEGIN
       FOR NO KEY UPDATE SKIP LOCKED;
     IF FOUND THEN
       IF r.hdelay > 0 THEN
-        UPDATE pc_hosts SET reserved_by = p_token, reserved_until = v_now + p_lease WHERE pc_hosts.id = h.hid AND pc_hosts.reserved_by <> p_token;
+        UPDATE pc_hosts SET reserved_by = p_token, reserved_until = v_now + p_lease + greatest(r.hdelay, 0) WHERE pc_hosts.id = h.hid AND pc_hosts.reserved_by <> p_token;
       END IF;
       RETURN QUERY SELECT 'turn'::text, h.hid, p_token, r.rstatus, r.rbody, r.hdelay, v_now, NULL::double precision, r.hstreak, r.hrefusal;
       RETURN;

@@ -51,6 +51,10 @@
  * - pc_published locks only its own queue rows (and their pc_done rows), in
  *   the order of their ids, holding nothing else while it does; pc_claim
  *   publishes through it before anything else. pc_release: its queue row, then its host row.
+ * - A claim holds its host (reserved_until) until its lease runs out and one
+ *   interval more (holdUntil, claim-store.ts): a holder that died after
+ *   sending its request never says when it started it, at the latest when
+ *   its lease ran out. Its completion or release frees the host at once.
  * - Expired leases are reaped only when no host is ready, `SKIP LOCKED`
  *   too (a claim that published a row holds it, so a reaper that waited for
  *   rows could wait for a claim that waits for it); the reaped rows' hosts

@@ -22,6 +22,7 @@ import {
   budget,
   clampWait,
   counts,
+  holdUntil,
   POLL_WAIT_MS,
   isRetry,
   lostLease,
@@ -167,7 +168,7 @@ export class SqliteClaimStore implements ClaimStore {
       if (h.reserved_until >= now) return { waitMs: POLL_WAIT_MS };
       if (h.next_fetch_at > now) return { waitMs: clampWait(h.next_fetch_at - now) };
       const token = this.stmt('token').get() as number;
-      this.stmt('robotsClaim').run(token, now + options.leaseMs, h.id);
+      this.stmt('robotsClaim').run(token, holdUntil(now, options.leaseMs, h.delay_ms), h.id);
       const url = robotsUrlOf(origin);
       return { claim: { kind: 'robots', id: h.id, token, origin, key: url, url, depth, hops: 0, delayMs: h.delay_ms, robots: undefined, clock: now, attempts: 0, streak: h.streak, refusal: h.refusal ?? undefined } };
     });
@@ -185,7 +186,7 @@ export class SqliteClaimStore implements ClaimStore {
       if (h.next_fetch_at > now) return { waitMs: clampWait(h.next_fetch_at - now) };
       const token = this.stmt('token').get() as number;
       // As a page claim: a host with no interval is not held.
-      if (h.delay_ms > 0) this.stmt('reserve').run(token, now + options.leaseMs, h.id);
+      if (h.delay_ms > 0) this.stmt('reserve').run(token, holdUntil(now, options.leaseMs, h.delay_ms), h.id);
       const url = robotsUrlOf(origin);
       const robots = h.robots_status === null ? undefined : { status: h.robots_status, body: h.robots_body ?? '' };
       return { claim: { kind: 'turn', id: h.id, token, origin, key: url, url, depth: 0, hops: 0, delayMs: h.delay_ms, robots, clock: now, attempts: 0, streak: h.streak, refusal: h.refusal ?? undefined } };
@@ -221,14 +222,14 @@ export class SqliteClaimStore implements ClaimStore {
       const token = this.stmt('token').get() as number;
       const until = now + options.leaseMs;
       if (c.robots_state !== 2) {
-        this.stmt('robotsClaim').run(token, until, c.hid);
+        this.stmt('robotsClaim').run(token, holdUntil(now, options.leaseMs, c.delay_ms), c.hid);
         const url = robotsUrlOf(c.origin);
         return { claim: { kind: 'robots', id: c.hid, token, origin: c.origin, key: url, url, depth: w.depth, hops: 0, delayMs: c.delay_ms, robots: undefined, clock: now, attempts: 0, streak: c.streak, refusal: c.refusal ?? undefined } };
       }
       this.stmt('pageClaim').run(token, until, w.qid);
       this.stmt('minDepth').run({ id: c.hid });
       // A host with no interval is not held: any number of workers may fetch it at once.
-      if (c.delay_ms > 0) this.stmt('reserve').run(token, until, c.hid);
+      if (c.delay_ms > 0) this.stmt('reserve').run(token, holdUntil(now, options.leaseMs, c.delay_ms), c.hid);
       const robots = c.robots_status === null ? undefined : { status: c.robots_status, body: c.robots_body ?? '' };
       return { claim: { kind: 'page', id: w.qid, token, origin: c.origin, key: w.key, url: w.url, depth: w.depth, hops: w.hops, delayMs: c.delay_ms, robots, clock: now, attempts: w.attempts, streak: c.streak, refusal: c.refusal ?? undefined } };
     });

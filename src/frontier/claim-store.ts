@@ -15,7 +15,11 @@
  * done only once the worker says its file is in place (`published`); until
  * then its claim is still out. A worker that dies holding a claim loses it
  * when the lease runs out; the URL is then claimed again (fetched twice,
- * saved once: the late `complete` of the dead lease is refused). That holds
+ * saved once: the late `complete` of the dead lease is refused). Its host
+ * stays held one interval longer (`holdUntil`): the dead worker may have
+ * sent its request just before its lease ran out, and no completion will
+ * ever say when, so the next request waits the interval from the latest
+ * moment that request can have started. That holds
  * also when it died between `complete` and `published` (the store recorded
  * the page, the file never got its name): the new claim's completion takes
  * the same document ID, so IDs stay 1..N.
@@ -326,6 +330,20 @@ export function storeTime(claim: Claim, localBefore: number, localAt: number): n
   // sentAt keeps the estimate close when the call waited out a lost connection.
   const sent = claim.sentAt === undefined ? localBefore : Math.max(localBefore, claim.sentAt);
   return claim.clock + (localAt - sent);
+}
+
+/**
+ * Until when a claim made at `now` (the store's clock) holds its host: its
+ * lease, then the host's interval (`delayMs`). A worker that dies (or stops
+ * answering) after sending its request never says when it started, and may
+ * have started it at the last moment of its lease; so the host is free again
+ * no sooner than the interval after the lease ran out, and a request of the
+ * next claim is never closer than the interval to it. A completion or
+ * release frees the host at once, and its request start (if any) sets the
+ * host's next fetch time instead.
+ */
+export function holdUntil(now: number, leaseMs: number, delayMs: number): number {
+  return now + leaseMs + Math.max(0, delayMs);
 }
 
 /** A wait as `claim` asks for it: whole ms, at least 1, at most MAX_CLAIM_WAIT_MS. */
