@@ -1,0 +1,96 @@
+/**
+ * The scheduler scenario table's driver: each scenario is one test, with one
+ * subtest per runner (scenario-runs.ts), so a drift shows as the runner that
+ * fails. Every run is compared with what the scenario pins (the events, the
+ * stderr notes, the URLs never requested) and with the private crawl's run
+ * (the pages saved, the CS50 log, the requests the servers got). Two workers
+ * at once are compared order aside; one runner keeps the order, and its page
+ * IDs.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pgSkipReason } from './postgres.js';
+import { RUNNERS, runWith, type Run, type RunFlags, type RunnerName } from './scenario-runs.js';
+import { startScenarioSites, type SiteSpec } from './scenario-sites.js';
+import { useTempDirs } from './temp-dirs.js';
+
+export { page } from './site-server.js';
+export type { Route } from './site-server.js';
+
+export interface Scenario extends RunFlags, SiteSpec {
+  name: string;
+  /** The events every run must tell (the origins named H, O and R), in order unless `unordered`. */
+  expect: string[];
+  /** The stderr notes every run must print (default none). */
+  notes?: string[];
+  /** Requests (`NAME METHOD PATH`) no run may make; with them, every run's set of requests is the private crawl's. */
+  never?: string[];
+  /** The events, log and notes are compared order aside in every run (lanes and a window finish in their own order). */
+  unordered?: boolean;
+  /** The final answers (`response` events) every run gets, when the scenario is about their number. */
+  answers?: number;
+}
+
+export const robotsTxt = (text: string): { headers: Record<string, string>; body: string } => ({ headers: { 'content-type': 'text/plain' }, body: text });
+export const html = (body: string, status = 200): { status: number; headers: Record<string, string>; body: string } => ({ status, headers: { 'content-type': 'text/html' }, body });
+
+const sorted = (a: readonly string[]): string[] => [...a].sort();
+const unique = (a: readonly string[]): string[] => [...new Set(a)].sort();
+const urls = (saved: readonly string[]): string[] => sorted(saved.map((s) => s.replace(/^#\d+ /, '')));
+
+/** What a run is compared on, ordered or not. */
+function view(run: Run, ordered: boolean, withIds: boolean) {
+  const o = (a: readonly string[]): string[] => (ordered ? [...a] : sorted(a));
+  return { events: o(run.events), notes: o(run.notes), log: o(run.log), saved: withIds ? [...run.saved] : urls(run.saved) };
+}
+
+/** Registers one test per scenario, run through every runner. */
+export function scenarioTable(scenarios: readonly Scenario[]): void {
+  const dirs = useTempDirs('polite-crawler-scenario-');
+  for (const scenario of scenarios) {
+    test(`one crawl, whatever runs it: ${scenario.name}`, async (t) => {
+      let reference: Run | undefined;
+      for (const runner of RUNNERS) {
+        const skip = runner.includes('PostgreSQL') ? pgSkipReason : undefined;
+        await t.test(runner, { skip }, async () => {
+          const run = await runOnce(scenario, runner, () => dirs.temp());
+          if (runner === 'private') reference = run;
+          check(scenario, runner, run, reference);
+        });
+      }
+    });
+  }
+}
+
+async function runOnce(scenario: Scenario, runner: RunnerName, temp: () => string): Promise<Run> {
+  const sites = await startScenarioSites(scenario);
+  try {
+    return await runWith(runner, scenario, sites, temp);
+  } finally {
+    await sites.close();
+  }
+}
+
+function check(scenario: Scenario, runner: RunnerName, run: Run, reference: Run | undefined): void {
+  const ordered = scenario.unordered !== true && runner !== 'two workers on PostgreSQL';
+  const single = runner !== 'two workers on PostgreSQL' && scenario.unordered !== true;
+  // What the scenario pins, and (the pages, the log) what the private crawl did.
+  const pinned = { events: scenario.expect, notes: scenario.notes ?? [] };
+  const expected = {
+    events: ordered ? [...pinned.events] : sorted(pinned.events),
+    notes: ordered ? [...pinned.notes] : sorted(pinned.notes),
+    log: reference === undefined ? view(run, ordered, single).log : view(reference, ordered, single).log,
+    saved: reference === undefined ? view(run, ordered, single).saved : view(reference, ordered, single).saved,
+  };
+  const got = view(run, ordered, single);
+  const never = (scenario.never ?? []).filter((r) => run.requests.includes(r));
+  const answers = run.events.filter((e) => e.startsWith('response ')).length;
+  assert.deepEqual(
+    { ...got, neverRequested: never, ...(scenario.answers === undefined ? {} : { answers }) },
+    { ...expected, neverRequested: [], ...(scenario.answers === undefined ? {} : { answers: scenario.answers }) },
+    `${runner}: the events, notes, log and pages must be the private crawl's, as the spec has them`,
+  );
+  if (scenario.never !== undefined && reference !== undefined) {
+    assert.deepEqual(unique(run.requests), unique(reference.requests), `${runner}: the servers must get the requests the private crawl made`);
+  }
+}
