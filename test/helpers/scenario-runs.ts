@@ -109,7 +109,12 @@ function runConnector(flags: RunFlags, sites: ScenarioSites): Connector {
     },
   });
   const base = socketConnector(resolver);
-  return flags.connector === undefined ? base : flags.connector(base, sites);
+  const connector = flags.connector === undefined ? base : flags.connector(base, sites);
+  // Every connection asked for, as `C http://HOST:PORT`: a host never requested is never connected to.
+  return (endpoint, timeoutMs) => {
+    sites.connects.push(`C http://${endpoint.hostname}:${endpoint.port}`);
+    return connector(endpoint, timeoutMs);
+  };
 }
 
 /** A sink that keeps the pages it is given (ID and URL), in memory. */

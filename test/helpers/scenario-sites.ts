@@ -38,9 +38,11 @@ export interface ScenarioSites {
   seed: HttpUrl;
   /** The crawl's scope (--internal, each). */
   scope: string[];
-  /** The origins named: H, O, R. */
+  /** The origins named: H, O, R (and L, the other server as localhost). */
   names: (s: string) => string;
-  /** `NAME METHOD PATH` of every request the servers got so far. */
+  /** `C http://HOST:PORT` of every connection the run's clients asked for (filled in by the runners). */
+  connects: string[];
+  /** `NAME METHOD PATH` of every request the servers got so far, and the connections asked for. */
   requests: () => string[];
   close(): Promise<void>;
 }
@@ -63,10 +65,14 @@ export async function startScenarioSites(spec: SiteSpec): Promise<ScenarioSites>
   const origins: Origins = { main: main.origin, other: other.origin, raw: raw.origin };
   for (const [k, v] of Object.entries(spec.routes(origins))) mainTable.set(k, v);
   for (const [k, v] of Object.entries(spec.otherRoutes?.(origins) ?? {})) otherTable.set(k, v);
-  const names = (s: string): string => s.replaceAll(main.origin, 'H').replaceAll(other.origin, 'O').replaceAll(raw.origin, 'R');
+  // L: the other server under a name outside the crawl's scope (localhost).
+  const names = (s: string): string =>
+    s.replaceAll(main.origin, 'H').replaceAll(other.origin, 'O').replaceAll(raw.origin, 'R').replaceAll(`http://localhost:${other.port}`, 'L');
   const rawRequests = (): string[] =>
     raw.connections.flatMap((c) => [...c.received().toString('latin1').matchAll(/^([A-Z]+) (\S+) HTTP\/1\.[01]\r$/gm)].map((m) => `R ${m[1] ?? ''} ${m[2] ?? ''}`));
+  const connects: string[] = [];
   return {
+    connects,
     main,
     other,
     raw,
@@ -74,7 +80,7 @@ export async function startScenarioSites(spec: SiteSpec): Promise<ScenarioSites>
     seed: parseHttpUrl(`${main.origin}/`),
     scope: [main.origin, other.origin, raw.origin, ...(spec.moreScope ?? [])],
     names,
-    requests: () => [...main.requests.map((r) => `H ${r.method} ${r.path}`), ...other.requests.map((r) => `O ${r.method} ${r.path}`), ...rawRequests()],
+    requests: () => [...main.requests.map((r) => `H ${r.method} ${r.path}`), ...other.requests.map((r) => `O ${r.method} ${r.path}`), ...rawRequests(), ...connects],
     close: async () => {
       await Promise.all([main.close(), other.close(), raw.close()]);
     },

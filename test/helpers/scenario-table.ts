@@ -38,10 +38,20 @@ const sorted = (a: readonly string[]): string[] => [...a].sort();
 const unique = (a: readonly string[]): string[] => [...new Set(a)].sort();
 const urls = (saved: readonly string[]): string[] => sorted(saved.map((s) => s.replace(/^#\d+ /, '')));
 
+/**
+ * The events of several workers, order aside: each worker learns a host's
+ * robots.txt rules for itself (from the store, or by fetching them), so a
+ * `robots` line is counted once.
+ */
+function workersEvents(events: readonly string[]): string[] {
+  const robots = new Set(events.filter((e) => e.startsWith('robots ')));
+  return sorted([...events.filter((e) => !e.startsWith('robots ')), ...robots]);
+}
+
 /** What a run is compared on, ordered or not. */
 function view(run: Run, ordered: boolean, withIds: boolean) {
   const o = (a: readonly string[]): string[] => (ordered ? [...a] : sorted(a));
-  return { events: o(run.events), notes: o(run.notes), log: o(run.log), saved: withIds ? [...run.saved] : urls(run.saved) };
+  return { events: ordered ? [...run.events] : workersEvents(run.events), notes: o(run.notes), log: o(run.log), saved: withIds ? [...run.saved] : urls(run.saved) };
 }
 
 /** Registers one test per scenario, run through every runner. */
