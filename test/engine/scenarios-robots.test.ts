@@ -35,6 +35,32 @@ scenarioTable([
     never: ['H GET /private/p.html'],
   },
   {
+    name: 'robots.txt redirects off the crawl: not requested, robots.txt unavailable (allow all), told once on stderr',
+    maxDepth: 1,
+    routes: (o) => ({
+      // The other server under a name outside the crawl's scope: a request would show at that server.
+      '/robots.txt': { status: 301, headers: { location: `${o.other.replace('127.0.0.1', 'localhost')}/rules.txt` } },
+      '/': html(page('home', ['/a.html', '/private/p.html'])),
+      '/a.html': html(page('a')),
+      '/private/p.html': html(page('private')),
+    }),
+    otherRoutes: () => ({ '/rules.txt': robotsTxt('User-agent: *\nDisallow: /private\n') }),
+    expect: [
+      'robots H allow-all group= rules=0',
+      'response 0 H/ 200',
+      'saved 0 H/ #1',
+      'scanning 0 H/',
+      'link 0 H/a.html follow',
+      'link 0 H/private/p.html follow',
+      'response 1 H/a.html 200',
+      'saved 1 H/a.html #2',
+      'response 1 H/private/p.html 200',
+      'saved 1 H/private/p.html #3',
+    ],
+    notes: ['crawler: H/robots.txt redirects to L/rules.txt, outside the crawl: not followed, robots.txt treated as unavailable (allow all)'],
+    never: ['O GET /rules.txt', 'C L'],
+  },
+  {
     name: 'robots.txt answered 503 on a host linked from the seed: disallow all, its links IgnRobots, told once on stderr',
     maxDepth: 1,
     routes: (o) => ({
