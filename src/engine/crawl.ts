@@ -1,15 +1,12 @@
 /**
- * The private crawl's scheduler: one process takes URLs from its own
- * frontier in strict breadth-first order. An ordered window (lookahead.ts)
- * fetches ahead, across hosts, while each host keeps its own turn, and hands
- * the answers out in frontier order; each is visited by the page path
- * (page-path.ts) and completed at once, so the output is exactly breadth
- * first and document IDs are 1..N in that order. Both programs run it:
- * the crawler (a SQLite frontier, resumable) and KeywordHunter (in memory).
+ * The private crawl: one process takes URLs from its own frontier in strict
+ * breadth-first order. It queues the seeds robots.txt allows, opens the
+ * ordered window (lookahead.ts) and runs the one loop (loop.ts) over its
+ * turns (window-turns.ts). Both programs run it: the crawler (a SQLite
+ * frontier, resumable) and KeywordHunter (in memory).
  *
- * Policy is the program's (PagePolicy); the scheduler only takes, visits,
- * completes and tells. Durability is the program's too: `beforeComplete`
- * runs once a kept page is published and before its entry is completed.
+ * Policy is the program's (PagePolicy); durability is the program's too:
+ * `beforeComplete` runs once a visit is told and before its entry is completed.
  */
 import type { LinkExtractor } from '../extract/types.js';
 import type { FrontierStore, PageCapture } from '../frontier/store.js';
@@ -20,14 +17,18 @@ import type { HttpUrl } from '../url/http-url.js';
 import type { EarlierPages } from '../frontier/earlier-pages.js';
 import type { CrawlEventSink } from './events.js';
 import type { BodySpill } from '../sink/body-spill.js';
+import { LinkClassifier } from './link-classifier.js';
 import { linksOnRules, type AheadLinks } from './links-on-rules.js';
 import { Lookahead } from './lookahead.js';
+import { openSitemaps, runLoop } from './loop.js';
 import { PagePath } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { RobotsGate } from './robots-gate.js';
-import type { SitemapLinks, SitemapSettings } from './sitemap-links.js';
+import type { SitemapSettings } from './sitemap-links.js';
 import { redirectLocation, type FetchOutcome } from './redirects.js';
+import type { CompletingPage } from './turns.js';
 import type { PagePolicy } from './visit-types.js';
+import { WindowTurns } from './window-turns.js';
 
 export interface CrawlOptions {
   seed: HttpUrl;
@@ -83,12 +84,12 @@ export interface CrawlOptions {
    */
   outputRoom?: () => Promise<void> | undefined;
   /**
-   * Awaited after a visit's page is published (under `documentId`) and
+   * Awaited once a visit is told (its page published under its ID) and
    * before its entry is completed: a program whose frontier commits in
    * groups waits here for what must be in place first (page files written by
-   * a thread, archive records).
+   * a thread, archive records). The same contract as a shared worker's.
    */
-  beforeComplete?: (documentId: number | undefined) => Promise<void>;
+  beforeComplete?: (page: CompletingPage) => Promise<void>;
   /**
    * A refresh's earlier crawl (crawler --since): every page request, those
    * the window sends ahead included, carries the validators it saved for
@@ -107,7 +108,7 @@ export interface CrawlOptions {
    * the page directory. Absent: they wait in memory. Closed when the crawl ends.
    */
   spill?: BodySpill;
-  /** Bytes of pages answered ahead kept in memory before the spill is used (default 16 MiB). */
+  /** Bytes of pages answered ahead kept in memory before the spill is used (default: held-answers.ts, DEFAULT_AHEAD_MEMORY). */
   aheadMemory?: number;
   /** Read the sitemaps of each seed's host once its page is saved, and queue their URLs after its links (crawler --sitemaps). */
   sitemaps?: SitemapSettings | undefined;
@@ -122,12 +123,12 @@ export interface CrawlSummary {
 /** Runs a crawl to its end. Resolves with a summary; rejects only on errors that stop it (the store's, the disk's). */
 export class Crawl {
   private readonly o: CrawlOptions;
+  private readonly robots: RobotsGate;
+  private readonly classifier: LinkClassifier;
   private readonly path: PagePath;
   /** Aborted when the crawl stops (signal or program): ends every wait for a turn. */
   private readonly halt = new AbortController();
   private readonly fetchSignal: AbortSignal;
-  private lastId: number;
-  private sitemaps: SitemapLinks | undefined;
   /** The window, while the crawl runs (the page path fetches ahead through it). */
   private window: Lookahead | undefined;
   /** Where links whose host's robots.txt has come are fetched ahead while a page (or the seeds) waits for the rest; undefined at concurrency 1. */
@@ -137,19 +138,19 @@ export class Crawl {
     this.o = options;
     this.fetchSignal = options.signal === undefined ? this.halt.signal : AbortSignal.any([options.signal, this.halt.signal]);
     const frontier = options.frontier;
-    this.lastId = frontier.lastDocumentId;
     const load = options.loadRobots;
     this.ahead = (options.concurrency ?? 1) > 1 ? (links) => this.window?.fetchAhead(links) : undefined;
+    this.robots = new RobotsGate({ politeness: options.politeness, enabled: load !== undefined, onEvent: options.onEvent, ...(load === undefined ? {} : { load }) });
+    // The seen set is this process's frontier: a link is a duplicate as soon as it is judged.
+    this.classifier = new LinkClassifier({ inScope: (url) => options.policy.inScope(url), robots: this.robots, isSeen: (key) => frontier.isSeen(key) });
     this.path = new PagePath({
-      seed: options.seed,
       policy: options.policy,
       extractor: options.extractor,
       fetcher: options.fetcher,
-      robots: new RobotsGate({ politeness: options.politeness, enabled: load !== undefined, onEvent: options.onEvent, ...(load === undefined ? {} : { load }) }),
+      robots: this.robots,
+      classifier: this.classifier,
       maxDepth: options.maxDepth,
       maxRedirects: options.maxRedirects,
-      redirects: 'follow',
-      seen: frontier,
       sink: options.sink,
       earlier: options.earlier,
       robotsConcurrency: Math.max(1, options.concurrency ?? 1),
@@ -175,14 +176,14 @@ export class Crawl {
 
   /** The window: fetches ahead across hosts, hands out in frontier order. */
   private openWindow(): Lookahead {
-    const { seed, frontier } = this.o;
+    const { frontier } = this.o;
     const path = this.path;
     const perHost = Math.max(1, this.o.connectionsPerHost ?? 1);
     const politeness = this.o.politeness;
     return new Lookahead({
       take: () => frontier.take(),
-      resolve: (entry) => this.o.policy.resolveLink(entry.url, seed),
-      fetch: (url) => this.o.fetcher.fetch(url, this.fetchSignal, path.conditional(url)),
+      resolve: (entry) => this.o.policy.resolveLink(entry.url, this.o.seed),
+      fetch: (url) => path.request(url),
       concurrency: Math.max(1, this.o.concurrency ?? 1),
       // A second connection to one host only where the host asks for no interval.
       perHost: (origin) => (politeness.intervalFor(origin) === 0 ? perHost : 1),
@@ -214,47 +215,10 @@ export class Crawl {
       if (queued === undefined) return { pages: 0, stoppedBy: 'signal' };
       if (queued === 0) return { pages: 0, stoppedBy: 'seed-disallowed' };
     }
-    if (this.o.sitemaps !== undefined) this.sitemaps = await path.sitemapLinks(this.o.sitemaps, this.o.maxRedirects);
-    const pages = (): number => path.answered;
-    for (;;) {
-      if (this.o.signal?.aborted) return { pages: pages(), stoppedBy: 'signal' };
-      if (this.o.maxPages !== undefined && path.answered >= this.o.maxPages) return { pages: pages(), stoppedBy: 'max-pages' };
-      const room = this.o.outputRoom?.();
-      if (room !== undefined) {
-        await room;
-        continue; // the stop checks again: the wait may have been long
-      }
-      const ready = await window.next();
-      if (ready === undefined) return { pages: pages(), stoppedBy: 'done' };
-      // Let the window's next request reach the socket before this page is
-      // saved and scanned (synchronous work): the server then works while we do.
-      if (window.prefetching) await new Promise<void>((resolve) => setImmediate(resolve));
-      const entry = ready.entry;
-      // An entry whose URL cannot be resolved is visited without an answer: the visit tells why.
-      const visit = await path.visit(entry, ready.url === undefined ? undefined : ready.outcome, (url) => window.claim(url), ready.staged);
-      if (visit.end === 'aborted') {
-        frontier.release(entry);
-        return { pages: pages(), stoppedBy: 'signal' };
-      }
-      if (visit.end === 'retry') {
-        frontier.complete(entry, { links: [], retry: true });
-        continue;
-      }
-      let documentId: number | undefined;
-      if (visit.page !== undefined) {
-        documentId = ++this.lastId;
-        await visit.page.publish(documentId);
-      }
-      path.settled(visit, documentId);
-      await this.o.beforeComplete?.(documentId);
-      const saved = visit.saved === undefined || documentId === undefined || visit.saved.capture !== undefined || visit.url === undefined ? visit.saved : { ...visit.saved, capture: this.o.captureOf?.(visit.url) };
-      path.scanned(visit, frontier.complete(entry, { links: visit.links, documentId, saved }));
-      if (visit.stop) return { pages: pages(), stoppedBy: 'program' };
-      // A seed's page is in: its host's sitemaps give links at the next depth, after the seed's own.
-      if (this.sitemaps !== undefined && visit.url !== undefined && entry.depth === this.o.seedDepth && entry.depth < this.o.maxDepth) {
-        await this.sitemaps.queueLinks(visit.url.origin, entry.depth + 1, (links) => links.map((link) => frontier.add(link)));
-      }
-    }
+    const turns = new WindowTurns({ frontier, window, path, maxPages: this.o.maxPages, beforeComplete: this.o.beforeComplete, captureOf: this.o.captureOf });
+    const sitemaps = this.o.sitemaps === undefined ? undefined : await openSitemaps(this.o.sitemaps, { fetcher: this.o.fetcher, robots: this.robots, classifier: this.classifier, resolve: (href, base) => this.o.policy.resolveLink(href, base), maxRedirects: this.o.maxRedirects, robotsConcurrency: Math.max(1, this.o.concurrency ?? 1), onEvent: this.o.onEvent, signal: this.fetchSignal });
+    const end = await runLoop(turns, { path, onEvent: this.o.onEvent, signal: this.o.signal, seedDepth: this.o.seedDepth, maxDepth: this.o.maxDepth, outputRoom: this.o.outputRoom, sitemaps });
+    return { pages: path.answered, stoppedBy: end };
   }
 
   /**
@@ -265,11 +229,11 @@ export class Crawl {
    * Resolves with how many were queued, or undefined when a stop came first.
    */
   private async seed(seeds: readonly HttpUrl[]): Promise<number | undefined> {
-    const path = this.path;
+    const robots = this.robots;
     const depth = this.o.seedDepth;
     if (seeds.length > 1) {
       try {
-        await path.robots.learnAll(
+        await robots.learnAll(
           seeds.map((s) => s.origin),
           Math.max(1, this.o.concurrency ?? 1),
           this.ahead === undefined ? undefined : linksOnRules(seeds.map((s) => ({ raw: s.href, url: s })), [], depth, this.fetchSignal, this.ahead),
@@ -281,9 +245,9 @@ export class Crawl {
     }
     let queued = 0;
     for (const s of seeds) {
-      const allowed = await path.robots.allows(s);
+      const allowed = await robots.allows(s);
       if (this.o.signal?.aborted) return undefined;
-      if (!allowed) path.disallowed(s, depth);
+      if (!allowed) this.o.onEvent({ type: 'disallowed', url: s.key, depth });
       else if (this.o.frontier.add({ key: s.key, url: s.href, depth })) queued++;
     }
     return queued;

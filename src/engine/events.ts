@@ -33,8 +33,8 @@ export type CrawlEvent =
   | { type: 'robots-txt'; url: string; answer: StoredRobots }
   /** A request went out and ended (pages, robots.txt, each redirect hop): its bytes and timing, from the HTTP client's tap. */
   | { type: 'exchange'; exchange: WireExchange }
-  /** A host's robots.txt rules were learnt: the group applied (see RobotsRules.group) and its Crawl-delay in seconds. */
-  | { type: 'robots'; origin: string; source: RobotsSource; group: string; rules: number; crawlDelay: number | undefined }
+  /** A host's robots.txt rules were learnt: the group applied (see RobotsRules.group) and its Crawl-delay in seconds; for rules that are no file's, the answer's `status` (0: none arrived) when known. */
+  | { type: 'robots'; origin: string; source: RobotsSource; group: string; rules: number; crawlDelay: number | undefined; status?: number | undefined }
   /** A host's pacing changed (Crawl-delay, back-off, a Retry-After pause, --delay-factor): `at` and `pausedUntil` are epoch ms. */
   | { type: 'host'; origin: string; at: number; intervalMs: number; pausedUntil: number | undefined; failures: number }
   /**

@@ -51,8 +51,8 @@ export interface LookaheadOptions {
   take: () => FrontierEntry | undefined;
   /** The URL of an entry. Throws CrawlerError for one that cannot be requested. */
   resolve: (entry: FrontierEntry) => HttpUrl;
-  /** One polite request. */
-  fetch: (url: HttpUrl) => Promise<FetchResponse>;
+  /** One polite request (its failure as a value). */
+  fetch: (url: HttpUrl) => Promise<FetchOutcome>;
   /** Most first-hop requests in flight at once. */
   concurrency: number;
   /** Most requests in flight to one origin. */
@@ -70,8 +70,8 @@ export interface LookaheadOptions {
   waitTime?: (origin: string) => number;
   /**
    * Most entries taken and not yet handed out, whatever the hosts (default: 160 x concurrency, at
-   * least 8 x concurrency): 40,960 at 256, a breadth-first depth of 2,000 hosts x 9 pages and some
-   * (at 64 x, 16,384, the last tenth of the hosts started a run of pages late: 0.54 of the bound).
+   * least 8 x concurrency): deep enough for a breadth-first depth of a broad crawl to give every host
+   * work (a smaller bound started the last hosts late: docs/performance.md, The window and the fetch ahead).
    */
   maxTaken?: number;
   /** Where answers that arrived ahead wait beyond `memoryBudget` (default: none, all in memory). */
@@ -177,7 +177,7 @@ export class Lookahead {
    * The fetch of `url` started by scanning ahead, taken over by the caller
    * (a redirect's target fetched in its turn), or undefined when there is none.
    */
-  claim(url: HttpUrl): Promise<FetchOutcome> | undefined {
+  takeOver(url: HttpUrl): Promise<FetchOutcome> | undefined {
     const slot = this.ahead.get(url.key);
     if (slot === undefined) return undefined;
     this.ahead.delete(url.key);
@@ -194,8 +194,8 @@ export class Lookahead {
    * (PagePath's `ahead`: their host's robots.txt has come): fetched ahead
    * as links found by scanning ahead are, within the page budget, and at
    * most `concurrency` of them waiting at once (each answer waits for the
-   * page to be completed: at 2,000 hosts, a window's worth held 3 to 4 MiB
-   * more at the peak).
+   * page to be completed, and a window's worth of them is memory at the
+   * peak: docs/performance.md, Answers that wait).
    */
   fetchAhead(links: AheadLinks): void {
     if (this.closed) return;
@@ -357,13 +357,7 @@ export class Lookahead {
     const url = slot.url;
     this.inFlight++;
     this.lanes.started(url.origin);
-    slot.outcome = this.o.fetch(url).then(
-      (response): FetchOutcome => ({ response }),
-      (err: unknown): FetchOutcome => {
-        if (isCrawlerError(err)) return { error: err };
-        return { error: new CrawlerError('ERR_SOCKET', `unexpected failure: ${String(err)}`, { cause: err }) };
-      },
-    );
+    slot.outcome = this.o.fetch(url);
     void slot.outcome.then((outcome) => {
       slot.settled = outcome;
       this.inFlight--;

@@ -130,7 +130,9 @@ export class PoliteFetcher {
    * (RFC 9309 §2.3.1.2), each hop polite. A redirect whose target cannot be
    * resolved, or that `mayFollow` refuses (crawler: never off the crawl),
    * ends the fetch with that 3xx answer, which the failure policy reads as
-   * "unavailable", like a chain too long.
+   * "unavailable", like a chain too long. A hop to another host than the
+   * first request's is made in that host's turn: `inTurn` when the fetch is
+   * given one (a shared worker's, through the store), else this fetcher's.
    */
   robotsFetcher(
     parse: (href: string) => HttpUrl,
@@ -138,10 +140,11 @@ export class PoliteFetcher {
     maxRedirects: number,
     mayFollow: (next: HttpUrl, from: HttpUrl) => boolean = () => true,
   ): RobotsFetcher {
-    return async (robotsUrl) => {
+    return async (robotsUrl, _origin, inTurn) => {
       try {
-        const end = await followRedirects(parse(robotsUrl), {
-          fetch: (url) => this.outcome(url),
+        const first = parse(robotsUrl);
+        const end = await followRedirects(first, {
+          fetch: (url) => (inTurn === undefined || url.origin === first.origin ? this.outcome(url) : inTurn(url.origin, () => this.outcome(url))),
           maxRedirects,
           resolve,
           // Any step that is not a target to follow ends the fetch with its 3xx answer.
@@ -155,11 +158,16 @@ export class PoliteFetcher {
     };
   }
 
-  /** `fetch`, with a failure as a value. */
+  /**
+   * `fetch`, with a failure as a value: the one place a request's failure
+   * becomes an outcome, so every caller sees the same. A failure that is not
+   * a CrawlerError (a bug below, a connector's own error) fails that
+   * request alike, in words, rather than the crawl.
+   */
   outcome(url: HttpUrl, signal: AbortSignal | undefined = this.signal, headers?: RequestHeaders): Promise<FetchOutcome> {
     return this.fetch(url, signal, headers).then(
       (response) => ({ response }),
-      (error: unknown) => ({ error: error as CrawlerError }),
+      (error: unknown) => ({ error: isCrawlerError(error) ? error : new CrawlerError('ERR_SOCKET', `unexpected failure: ${String(error)}`, { url: url.href, cause: error }) }),
     );
   }
 }

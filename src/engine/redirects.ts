@@ -58,14 +58,16 @@ export function redirectStep(
 export type FetchOutcome = { response: FetchResponse; error?: undefined } | { response?: undefined; error: CrawlerError };
 
 export interface FollowOptions {
-  /** The outcome of hop `hop` for `url` (hop 0 may be an answer fetched ahead). */
+  /** The outcome of hop `hop` for `url` (the chain's first request is hop `firstHop`; it may be an answer fetched ahead). */
   fetch: (url: HttpUrl, hop: number) => Promise<FetchOutcome>;
   maxRedirects: number;
+  /** Hops already taken before `first` (a queued redirect target carries its chain's): the limit counts them. Default 0. */
+  firstHop?: number;
   resolve: (href: string, base: HttpUrl) => HttpUrl;
   /** Each response or failure, in order. */
   onOutcome?: (url: HttpUrl, outcome: FetchOutcome) => void;
-  /** The policy: true to follow a step's target now; every step but `final` is shown to it. */
-  follow: (step: Exclude<RedirectStep, { kind: 'final' }>, from: HttpUrl) => Promise<boolean> | boolean;
+  /** The policy: true to follow a step's target now; every step but `final` is shown to it, with the hop of the answer that redirected. */
+  follow: (step: Exclude<RedirectStep, { kind: 'final' }>, from: HttpUrl, hop: number) => Promise<boolean> | boolean;
 }
 
 /** How a chain ended: the last URL asked, its outcome, and the step its response called for (`final` when followed to the end). */
@@ -78,12 +80,12 @@ export interface ChainEnd {
 /** Fetches `first`, following redirects while the policy says so. */
 export async function followRedirects(first: HttpUrl, o: FollowOptions): Promise<ChainEnd> {
   let url = first;
-  for (let hop = 0; ; hop++) {
+  for (let hop = o.firstHop ?? 0; ; hop++) {
     const outcome = await o.fetch(url, hop);
     o.onOutcome?.(url, outcome);
     if (outcome.response === undefined) return { url, outcome, step: undefined };
     const step = redirectStep(outcome.response, url, hop, o.maxRedirects, o.resolve);
-    if (step.kind === 'final' || !(await o.follow(step, url)) || step.kind !== 'target') return { url, outcome, step };
+    if (step.kind === 'final' || !(await o.follow(step, url, hop)) || step.kind !== 'target') return { url, outcome, step };
     url = step.target;
   }
 }

@@ -105,7 +105,7 @@ export class RobotsGate {
    */
   learn(origin: string, rules: RobotsRules, delayMs?: number): void {
     this.known.set(origin, rules);
-    this.o.onEvent?.({ type: 'robots', origin, source: rules.source, group: rules.group, rules: rules.ruleCount, crawlDelay: rules.crawlDelay });
+    this.o.onEvent?.({ type: 'robots', origin, source: rules.source, group: rules.group, rules: rules.ruleCount, crawlDelay: rules.crawlDelay, ...(rules.status === undefined ? {} : { status: rules.status }) });
     this.pace(origin, rules, delayMs);
   }
 

@@ -87,11 +87,39 @@ export class StoreRobots {
     }
   }
 
+  /**
+   * Runs `request` in `origin`'s turn as the store keeps it for every
+   * worker (RFC 9309 §2.3.1.2: a robots.txt redirect to another host of the
+   * crawl is followed): waits until the store gives the host's turn, makes
+   * the request, and gives the turn back with the request's start, which
+   * the host's next request waits its interval from.
+   */
+  async inTurn<T>(origin: string, request: () => Promise<T>): Promise<T> {
+    const { store, clock, signal, timing } = this.o;
+    for (;;) {
+      if (signal.aborted) throw new CrawlerError('ERR_ABORTED', `stopped before requesting from ${origin}`);
+      const before = clock.now();
+      const r = await store.turn(origin, this.o.claim);
+      if ('waitMs' in r) {
+        await clock.sleep(r.waitMs, signal);
+        continue;
+      }
+      const claim = r.claim;
+      timing.take(claim);
+      try {
+        return await request();
+      } finally {
+        await store.release(claim, timing.startedAt(claim, before));
+      }
+    }
+  }
+
   /** Fetches a claimed robots.txt and completes the claim with its answer; undefined when a stop came first (the claim is given back). */
   private async fetch(claim: Claim, before: number): Promise<{ rules: RobotsRules; delayMs: number } | undefined> {
     const { policy, store, timing } = this.o;
     timing.take(claim);
-    const result = await policy.fetch(claim.url, claim.origin);
+    // A redirect to another host of the crawl is followed in that host's turn, across every worker.
+    const result = await policy.fetch(claim.url, claim.origin, (origin, request) => this.inTurn(origin, request));
     if (this.o.signal.aborted && !('status' in result)) {
       await store.release(claim, timing.startedAt(claim, before)); // stopped before (or while) asking: not an answer, but a request sent counts
       return undefined;

@@ -77,6 +77,8 @@ export interface VisitDone {
   /** For a kept page: what a crawl state keeps of it for a later refresh (its capture, when it has one, is the program's to add). */
   saved?: SavedPage | undefined;
   stop: boolean;
+  /** True when the visit got a final answer (not a redirect, not a retry, not a failed request): what --max-pages counts. */
+  answered: boolean;
   /** Told by `told`. */
   readonly pending: Pending;
 }

@@ -26,11 +26,10 @@ import type { HttpUrl } from '../url/http-url.js';
 /**
  * `--write-thread auto`: the page files get a thread of their own once
  * writing them costs the crawl's thread more than this (microseconds a page,
- * the mean of a window of 50 pages, in 3 of the last 5 windows). On tmpfs a
- * page file takes some 40 us, on a busy ext4 disk 100 to 500 (the journal
- * stalls open and rename); handing a page to
- * the thread costs some 30 us of CPU, and the thread itself 10 MiB of memory
- * and some 30 ms to start, which a short or fast-writing crawl never pays.
+ * the median of a window of 50 pages, in 3 of the last 5 windows): a page
+ * file is cheap on tmpfs and dear on a busy journaled disk, while handing
+ * pages to the thread costs CPU, memory and a start that a short or
+ * fast-writing crawl never pays (docs/performance.md, The page files' thread).
  */
 export const WRITE_THREAD_OVER_US = 150;
 
@@ -139,7 +138,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     sink: pages,
     // Pages answered ahead of their turn (a broad crawl) wait on the page directory's disk, not in memory.
     spill: new FileBodySpill(pageDir),
-    beforeComplete: async (documentId) => {
+    beforeComplete: async ({ documentId }) => {
       await durable();
       if (documentId === 1) start.keep(); // page 1 is this crawl's: the earlier crawl's state is of no use any more
     },

@@ -9,6 +9,7 @@ import type { CrawlerError } from '../errors.js';
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../program-io.js';
 import type { CrawlLog } from '../output/cs50-log.js';
+import { robotsUrlOf } from '../frontier/claim-store.js';
 import { encodeTarget } from '../url/request-target.js';
 import { LINK_WORDS, redirectRefusal, UNCHANGED_WORD, type SeedPanic } from './tse.js';
 
@@ -22,6 +23,8 @@ export interface TseLogOptions {
 
 /** The sink of a TSE run's events. */
 export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions): CrawlEventSink {
+  /** Hosts whose robots.txt "disallow all" was said: once a host (spec decision "One crawl, whatever runs it"). */
+  const disallowAllSaid = new Set<string>();
   const failed = (url: string, depth: number, reason: string, error?: CrawlerError): void => {
     if (!seedPanic.failed(depth, nothingSaved(), reason, error, url)) log.event(depth, 'Failed', url, reason);
   };
@@ -68,9 +71,12 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
       case 'lost':
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);
         break;
-      case 'robots-txt': {
-        const failure = seedPanic.robotsNote(e.url, e.answer.status);
-        if (failure !== undefined) io.stderr(`crawler: ${failure}\n`);
+      case 'robots': {
+        // Rules that disallow all (robots.txt 5xx, or the host not reached), however this process learnt them.
+        if (e.source !== 'disallow-all' || disallowAllSaid.has(e.origin)) break;
+        disallowAllSaid.add(e.origin);
+        const note = seedPanic.robotsNote(robotsUrlOf(e.origin), e.status ?? 0);
+        if (note !== undefined) io.stderr(`crawler: ${note}\n`);
         break;
       }
     }

@@ -88,7 +88,7 @@ async function runWith(settings: TseSettings, io: CliIo, report: ReportRecorder 
   const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
   const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
-  const mayFollow = robotsRedirectRule(settings.scope, settings.shared !== undefined, io.stderr);
+  const mayFollow = robotsRedirectRule(settings.scope, io.stderr);
   // The seed PANIC hears every robots.txt answer, to name the cause when one means "disallow all".
   const seedPanic = new SeedPanic(settings.seed, 1 + (settings.moreSeeds?.length ?? 0));
   const parts: TseParts = {

@@ -18,17 +18,17 @@ import { EXIT_INTERRUPTED } from '../program-io.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-parts.js';
 import type { TseSettings } from './tse.js';
-import type { HttpUrl } from '../url/http-url.js';
+import type { CompletingPage } from '../engine/turns.js';
 
 /**
  * Connections a worker keeps to PostgreSQL at most. Each call is one short
  * statement, so lanes share a few: a connection per lane (64 for
  * `--concurrency 64`) is a server process each, started and its functions
- * compiled for a handful of calls, which at the start of a broad crawl of 4
- * workers took more CPU than the crawl itself (bench/README.md, Broad). And
- * calls at once contend in the server (the same hosts' rows, the same index
- * pages): 4 workers of 64 lanes at 500 hosts spent 23.0 s of the server's CPU
- * through 8 connections each, 18.5 s through 4 (docs/performance.md).
+ * compiled for a handful of calls, which at the start of a broad crawl of
+ * several workers costs more CPU than the crawl itself. And calls at once
+ * contend in the server (the same hosts' rows, the same index pages): fewer
+ * connections spend less of the server's CPU (docs/performance.md, Shared
+ * workers and PostgreSQL).
  */
 export const MAX_PG_CONNECTIONS = 4;
 
@@ -106,10 +106,11 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
       maxDepth: settings.maxDepth,
       delayMs: settings.delayMs,
       robots: p.robotsFetch !== undefined,
+      // The page budget is the whole crawl's: the store counts every worker's final answers.
+      ...(settings.maxPages === undefined ? {} : { maxPages: settings.maxPages }),
     },
     claim: { leaseMs: shared.leaseMs, strictBfs: shared.strictBfs },
     lanes: settings.concurrency,
-    maxPages: settings.maxPages,
     extractor: p.extractor,
     fetcher: p.fetcher,
     politeness: p.politeness,
@@ -122,7 +123,7 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
     sitemaps: settings.sitemaps === true ? { maxUrlLength: settings.maxUrlLength } : undefined,
     maxRedirects: settings.maxRedirects,
     // The page's records are in the archive before the store hears it is done.
-    ...(archive === undefined ? {} : { beforeComplete: (url: HttpUrl) => archive.written(url.key) }),
+    ...(archive === undefined ? {} : { beforeComplete: ({ key }: CompletingPage) => archive.written(key) }),
   });
   let summary: WorkerSummary | undefined;
   const saved = (): number => summary?.saved ?? 0;
@@ -149,7 +150,7 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   }
   // Done means no claim is out anywhere: a temporary file left here is a dead worker's.
   if (summary.crawlDone) await sink.removeTemporary();
-  io.stderr(`${mine}${summary.crawlDone ? `; the crawl is done${total === undefined ? '' : `: ${total} pages in all`}` : ''}\n`);
+  io.stderr(`${mine}${summary.crawlDone ? `; the crawl is done${total === undefined ? '' : `: ${total} page${total === 1 ? '' : 's'} in all`}` : ''}\n`);
   return 0;
 }
 

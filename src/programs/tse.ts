@@ -164,15 +164,19 @@ export function redirectRefusal(action: LinkAction | 'invalid', error?: CrawlerE
 }
 
 /**
- * Whether a robots.txt redirect is followed: robots.txt is fetched politely
- * but never off the crawl ("external URLs are never requested"), and a
- * worker of a shared crawl holds only its host's turn, so there only a
- * redirect on the same host is followed. `note` says why one is not.
+ * Whether a robots.txt redirect is followed (spec decision "One crawl,
+ * whatever runs it"): to any host in the crawl's scope, in every mode (RFC
+ * 9309 §2.3.1.2), each hop in its host's turn; never off the crawl
+ * ("external URLs are never requested"), and `note` says so once per host.
  */
-export function robotsRedirectRule(inScope: Scope, shared: boolean, note: (text: string) => void): (next: HttpUrl, from: HttpUrl) => boolean {
+export function robotsRedirectRule(inScope: Scope, note: (text: string) => void): (next: HttpUrl, from: HttpUrl) => boolean {
+  const told = new Set<string>();
   return (next, from) => {
-    if (next.origin === from.origin || (!shared && inScope(next))) return true;
-    note(`crawler: ${from.key} redirects to ${next.key}, ${shared ? 'another host' : 'outside the crawl'}: not followed, robots.txt treated as unavailable (allow all)\n`);
+    if (next.origin === from.origin || inScope(next)) return true;
+    if (!told.has(from.origin)) {
+      told.add(from.origin);
+      note(`crawler: ${from.key} redirects to ${next.key}, outside the crawl: not followed, robots.txt treated as unavailable (allow all)\n`);
+    }
     return false;
   };
 }
@@ -262,8 +266,8 @@ export class SeedPanic {
 
   /** `fetch`, noting each robots.txt answer that means "disallow all" and why, for the PANIC. */
   watching(fetch: RobotsFetcher): RobotsFetcher {
-    return async (robotsUrl, origin) => {
-      const result = await fetch(robotsUrl, origin);
+    return async (robotsUrl, origin, inTurn) => {
+      const result = await fetch(robotsUrl, origin, inTurn);
       if ('status' in result) {
         const failure = robotsDisallowAll(robotsUrl, result.status);
         if (failure !== undefined) this.robotsFailures.set(origin, failure);

@@ -14,7 +14,16 @@ import { RobotsRules } from './rules.js';
 export type RobotsFetchResult = { status: number; body: Buffer } | { error: unknown };
 
 /** Fetches one robots.txt URL. It may also throw or reject: that counts as `{ error }`. */
-export type RobotsFetcher = (robotsUrl: string, origin: string) => Promise<RobotsFetchResult>;
+/**
+ * Fetches a robots.txt URL for `origin`, redirects followed. `inTurn`, when
+ * given, makes each request to another host (a redirect hop) in that host's
+ * turn: a shared crawl's worker takes the turn through its store, so every
+ * worker keeps that host's interval.
+ */
+export type RobotsFetcher = (robotsUrl: string, origin: string, inTurn?: HostTurn) => Promise<RobotsFetchResult>;
+
+/** Runs `request` in `origin`'s turn (its politeness across every worker of the crawl). */
+export type HostTurn = <T>(origin: string, request: () => Promise<T>) => Promise<T>;
 
 /** What a robots.txt fetch that did not give 2xx means. */
 export type RobotsFailurePolicy = (result: RobotsFetchResult) => 'allow' | 'disallow';
@@ -98,7 +107,8 @@ export function rulesFromAnswer(result: RobotsFetchResult, options: Required<Omi
   if ('status' in result && result.status >= 200 && result.status < 300) {
     return RobotsRules.parse(decodeRobotsBody(result.body, options.maxBytes), options.userAgent).withMaxCrawlDelay(options.maxCrawlDelay);
   }
-  return options.onFailure(result) === 'allow' ? RobotsRules.allowAll() : RobotsRules.disallowAll();
+  const status = 'status' in result ? result.status : 0;
+  return options.onFailure(result) === 'allow' ? RobotsRules.allowAll(status) : RobotsRules.disallowAll(status);
 }
 
 /** The robots.txt rules of each origin a crawl touches, fetched once each. */

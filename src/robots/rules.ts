@@ -247,14 +247,17 @@ export class RobotsRules {
    * crawl reads with --sitemaps (src/sitemap/sitemap-sources.ts).
    */
   readonly sitemaps: readonly string[];
+  /** For rules that are no file's (allow-all, disallow-all): the robots.txt answer's status that made them, 0 when none arrived; undefined when not known. */
+  readonly status: number | undefined;
   readonly #rules: readonly CompiledRule[];
 
-  private constructor(rules: readonly CompiledRule[], crawlDelay: number | undefined, sitemaps: Iterable<string>, group = '', source: RobotsSource = 'file') {
+  private constructor(rules: readonly CompiledRule[], crawlDelay: number | undefined, sitemaps: Iterable<string>, group = '', source: RobotsSource = 'file', status?: number) {
     this.#rules = rules;
     this.crawlDelay = crawlDelay;
     this.group = group;
     this.source = source;
     this.sitemaps = Object.freeze([...sitemaps]);
+    this.status = status;
   }
 
   /**
@@ -272,24 +275,24 @@ export class RobotsRules {
     return new RobotsRules(rules.sort(byPriority), delay, collector.sitemaps, specific ? token : collector.sawGlobal ? '*' : '');
   }
 
-  /** Rules that allow everything (e.g. robots.txt answered 404). */
-  static allowAll(): RobotsRules {
-    return new RobotsRules([], undefined, [], '', 'allow-all');
+  /** Rules that allow everything (e.g. robots.txt answered 404: `status`, when known). */
+  static allowAll(status?: number): RobotsRules {
+    return new RobotsRules([], undefined, [], '', 'allow-all', status);
   }
 
   /**
    * Rules that disallow everything but /robots.txt (e.g. robots.txt
    * unreachable). Their decisions name the synthetic rule "Disallow: /" on line 0.
    */
-  static disallowAll(): RobotsRules {
+  static disallowAll(status?: number): RobotsRules {
     const rule = compile(false, '/', 0) as CompiledRule;
-    return new RobotsRules([rule], undefined, [], '', 'disallow-all');
+    return new RobotsRules([rule], undefined, [], '', 'disallow-all', status);
   }
 
   /** The same rules with `crawlDelay` capped at `maxSeconds` (this object when already within it). */
   withMaxCrawlDelay(maxSeconds: number): RobotsRules {
     if (this.crawlDelay === undefined || this.crawlDelay <= maxSeconds) return this;
-    return new RobotsRules(this.#rules, maxSeconds, this.sitemaps, this.group, this.source);
+    return new RobotsRules(this.#rules, maxSeconds, this.sitemaps, this.group, this.source, this.status);
   }
 
   /** How many Allow and Disallow rules apply. */

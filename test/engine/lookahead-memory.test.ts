@@ -46,7 +46,7 @@ function window(list: FrontierEntry[], o: { concurrency: number; waitTime?: (ori
       o.onFetch?.(url);
       const r = answer(url);
       bodies.push(new WeakRef(r.body));
-      return r;
+      return { response: r };
     },
     concurrency: o.concurrency,
     perHost: () => 1,

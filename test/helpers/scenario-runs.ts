@@ -94,7 +94,7 @@ function parts(flags: RunFlags, sites: ScenarioSites, connector: Connector, shar
   const scope = crawlScope({ internal: sites.scope, exclude: flags.exclude ?? [], seeds: [sites.seed] });
   const policy = tsePolicy({ scope: scope.inScope, maxRetryAfterMs: 120_000, retries: flags.retries ?? 0 }, resolve);
   const seedPanic = new SeedPanic(sites.seed);
-  const mayFollow = robotsRedirectRule(scope.inScope, shared, recording.io.stderr);
+  const mayFollow = robotsRedirectRule(scope.inScope, recording.io.stderr);
   const robotsFetch = seedPanic.watching(fetcher.robotsFetcher((h) => parseHttpUrl(h), resolve, flags.maxRedirects ?? 5, mayFollow));
   const log = new CrawlLog(recording.io, 'cs50');
   return { recording, client, politeness, fetcher, policy, seedPanic, robotsFetch, log, scopeKey: scope.key };
@@ -176,10 +176,9 @@ async function workerRun(flags: RunFlags, sites: ScenarioSites, store: ClaimStor
   const options: WorkerOptions = {
     store,
     seed,
-    config: { seed: { key: seed.key, url: seed.href, depth: 0, origin: seed.origin }, scope: p.scopeKey, maxDepth: flags.maxDepth, delayMs: 0, robots: true },
+    config: { seed: { key: seed.key, url: seed.href, depth: 0, origin: seed.origin }, scope: p.scopeKey, maxDepth: flags.maxDepth, delayMs: 0, robots: true, ...(flags.maxPages === undefined ? {} : { maxPages: flags.maxPages }) },
     claim: { leaseMs: 30_000, strictBfs: true },
     lanes: flags.concurrency ?? 1,
-    maxPages: flags.maxPages,
     extractor: new HtmlLinkExtractor(),
     fetcher: p.fetcher,
     politeness: p.politeness,

@@ -45,7 +45,7 @@ export function makeWorker(store: ClaimStore, seed: HttpUrl, dir: string, report
     config,
     claim: { leaseMs: o.leaseMs ?? 10_000, strictBfs: false },
     lanes: o.lanes ?? 2,
-    maxPages: undefined,
+    maxRedirects: 5,
     extractor: new HtmlLinkExtractor(),
     fetcher,
     politeness,
