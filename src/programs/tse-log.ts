@@ -11,7 +11,7 @@ import type { CliIo } from '../program-io.js';
 import type { CrawlLog } from '../output/cs50-log.js';
 import { robotsUrlOf } from '../frontier/claim-store.js';
 import { encodeTarget } from '../url/request-target.js';
-import { LINK_WORDS, redirectRefusal, UNCHANGED_WORD, type SeedPanic } from './tse.js';
+import { LINK_WORDS, parsed, redirectRefusal, UNCHANGED_WORD, type SeedPanic } from './tse.js';
 
 export interface TseLogOptions {
   io: CliIo;
@@ -23,8 +23,21 @@ export interface TseLogOptions {
 
 /** The sink of a TSE run's events. */
 export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions): CrawlEventSink {
-  /** Hosts whose robots.txt "disallow all" was said: once a host (spec decision "One crawl, whatever runs it"). */
-  const disallowAllSaid = new Set<string>();
+  /**
+   * Hosts whose robots.txt means "disallow all" (its status, 0 when not
+   * fetched), not yet told: the note is told once a host, when a page past
+   * the seeds is left out by it (spec decision "One crawl, whatever runs
+   * it"). A seed left out is told by the PANIC, which names the cause.
+   */
+  const disallowAll = new Map<string, number>();
+  const tellDisallowAll = (origin: string | undefined): void => {
+    const status = origin === undefined ? undefined : disallowAll.get(origin);
+    if (origin === undefined || status === undefined) return;
+    disallowAll.delete(origin);
+    const note = seedPanic.robotsNote(robotsUrlOf(origin), status);
+    if (note !== undefined) io.stderr(`crawler: ${note}\n`);
+  };
+  const said = new Set<string>();
   const failed = (url: string, depth: number, reason: string, error?: CrawlerError): void => {
     if (!seedPanic.failed(depth, nothingSaved(), reason, error, url)) log.event(depth, 'Failed', url, reason);
   };
@@ -47,6 +60,7 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         const shown = e.url?.key ?? encodeTarget(e.raw);
         log.event(e.depth, 'Found', shown);
         log.event(e.depth, e.action === 'invalid' ? LINK_WORDS.external : LINK_WORDS[e.action], shown);
+        if (e.action === 'robots') tellDisallowAll(e.url?.origin);
         break;
       }
       case 'redirect': {
@@ -55,6 +69,7 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         const why = redirectRefusal(e.action, e.error);
         // The seed (the only page at depth 0) not fetched because of where it redirects: nothing to crawl.
         if (!(e.depth === 0 && nothingSaved() && seedPanic.redirected(e.from, target, why))) log.event(e.depth, 'Failed', e.from.key, `(redirects to ${target}: ${why})`);
+        if (e.action === 'robots' && e.depth > 0) tellDisallowAll(e.target?.origin);
         break;
       }
       case 'failed':
@@ -63,6 +78,7 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
       case 'disallowed':
         // The seed (or a redirect target at depth 0): a PANIC that says why robots.txt disallows it (its rules, or its failure).
         if (!(e.depth === 0 && nothingSaved() && seedPanic.disallowed(e.url))) log.event(e.depth, 'Failed', e.url, '(disallowed by robots.txt)');
+        if (e.depth > 0) tellDisallowAll(parsed(e.url)?.origin);
         break;
       case 'sitemap':
         for (const note of e.notes) io.stderr(`crawler: ${note}\n`);
@@ -73,10 +89,9 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         break;
       case 'robots': {
         // Rules that disallow all (robots.txt 5xx, or the host not reached), however this process learnt them.
-        if (e.source !== 'disallow-all' || disallowAllSaid.has(e.origin)) break;
-        disallowAllSaid.add(e.origin);
-        const note = seedPanic.robotsNote(robotsUrlOf(e.origin), e.status ?? 0);
-        if (note !== undefined) io.stderr(`crawler: ${note}\n`);
+        if (e.source !== 'disallow-all' || said.has(e.origin)) break;
+        said.add(e.origin);
+        disallowAll.set(e.origin, e.status ?? 0);
         break;
       }
     }

@@ -215,7 +215,7 @@ export function unreachableHint(error: ConnectError): string {
 }
 
 /** A URL the crawl made (a key, a robots.txt URL), parsed again; undefined if it cannot be. */
-function parsed(key: string): HttpUrl | undefined {
+export function parsed(key: string): HttpUrl | undefined {
   try {
     return parseHttpUrl(key, Number.MAX_SAFE_INTEGER);
   } catch {

@@ -163,17 +163,35 @@ test('a redirect not followed later is a Failed line of the URL that redirected;
   assert.equal(l.seedPanic.panic, undefined);
 });
 
-test('a lost lease and a robots.txt meaning "disallow all" are notes on stderr; other robots.txt answers say nothing', () => {
-  const l = tseLog();
-  const robots = (status: number): CrawlEvent => ({ type: 'robots-txt', url: 'http://site.example/robots.txt', answer: { status, body: '' } });
-  const lines = l.feed({ type: 'lost', url: 'http://site.example/a', depth: 1 }, robots(200), robots(404), robots(503), robots(429), robots(0));
-  assert.deepEqual(lines, []);
+test('a lost lease is a note on stderr; a robots.txt meaning "disallow all" is one once a page past the seed is left out by it, once a host; other robots.txt answers say nothing', () => {
+  const l = tseLog(true);
+  const host = (name: string) => `http://${name}.example`;
+  const robots = (name: string, status: number, source: 'file' | 'allow-all' | 'disallow-all'): CrawlEvent =>
+    ({ type: 'robots', origin: host(name), source, group: '*', rules: 0, crawlDelay: undefined, status });
+  const at = (name: string, path: string) => parseHttpUrl(`${host(name)}${path}`);
+  l.feed(
+    { type: 'lost', url: 'http://site.example/a', depth: 1 },
+    robots('fine', 200, 'file'), robots('gone', 404, 'allow-all'), robots('busy', 503, 'disallow-all'), robots('slow', 429, 'disallow-all'), robots('down', 0, 'disallow-all'), robots('quiet', 503, 'disallow-all'),
+    // fine.example's own rules leave a page out: nothing to note.
+    { type: 'link', depth: 1, raw: '/x', url: at('fine', '/x'), action: 'robots' },
+    { type: 'link', depth: 1, raw: '/x', url: at('busy', '/x'), action: 'robots' },
+    { type: 'link', depth: 1, raw: '/y', url: at('busy', '/y'), action: 'robots' },
+    { type: 'disallowed', url: `${host('slow')}/p`, depth: 2 },
+    { type: 'disallowed', url: `${host('slow')}/q`, depth: 2 },
+    { type: 'redirect', from: url('/moved'), depth: 1, target: at('down', '/z'), raw: `${host('down')}/z`, action: 'robots' },
+  );
   assert.deepEqual(l.stderr, [
     'crawler: the lease on http://site.example/a ran out before it was done; another worker has taken it over (--lease)\n',
-    'crawler: http://site.example/robots.txt answered HTTP 503, which means disallow all (RFC 9309)\n',
-    'crawler: http://site.example/robots.txt answered HTTP 429, which means disallow all (RFC 9309)\n',
-    'crawler: http://site.example/robots.txt could not be fetched, which means disallow all (RFC 9309)\n',
-  ]);
+    'crawler: http://busy.example/robots.txt answered HTTP 503, which means disallow all (RFC 9309)\n',
+    'crawler: http://slow.example/robots.txt answered HTTP 429, which means disallow all (RFC 9309)\n',
+    'crawler: http://down.example/robots.txt could not be fetched, which means disallow all (RFC 9309)\n',
+  ], 'quiet.example left nothing out: no note');
+
+  // The seed left out by it: the PANIC names the cause, and no note repeats it.
+  const panic = tseLog();
+  panic.feed(robots('site', 503, 'disallow-all'), { type: 'disallowed', url: SEED, depth: 0 });
+  assert.deepEqual(panic.stderr, []);
+  assert.match(panic.seedPanic.panic?.message ?? '', /^PANIC: cannot crawl http:\/\/site\.example\/: /);
 });
 
 test('a refresh: an unchanged page keeps its Fetched line and gets an Unchanged line after it; changed and new pages only Fetched', () => {
