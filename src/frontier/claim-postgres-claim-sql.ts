@@ -10,7 +10,9 @@
  * the pc_crawl row before it takes it (after the host's and the URL's rows:
  * the row a completion locks last of all) and counts the completions
  * answered and the page claims out under that lock: every page claim of a
- * capped crawl takes it, so two claims never both take the last page.
+ * capped crawl takes it, so two claims never both take the last page, and
+ * a URL after others of its host that concurrent claims are taking leaves
+ * the last pages to them (the budget's pages are the first in line).
  */
 export const PC_CLAIM_SQL = `-- p_token is the caller's (see pc_token_block_seq); p_redo says this call is made again after a lost
 -- connection: the claim its first try made, if that committed, is returned again.
@@ -120,8 +122,12 @@ BEGIN
         IF v_cap IS NOT NULL THEN
           -- Under the budget's lock, read as committed now: the completions answered, and the page
           -- claims out not completed yet (a saved page waiting to be published is completed), which may all count.
+          -- The URLs of this host before this one, at its depth, still waiting: concurrent claims skipped
+          -- here are taking them, and the budget's last pages go to them first (breadth-first, as one
+          -- process would take them), whichever of those claims gets this lock first.
           SELECT c.answered INTO v_answered FROM pc_crawl c WHERE c.id = 1 FOR NO KEY UPDATE;
-          IF v_answered >= v_cap OR v_answered + (SELECT count(*) FROM pc_queue q WHERE q.state = 1 AND q.saved_by <> q.token) >= v_cap THEN
+          IF v_answered >= v_cap OR v_answered + (SELECT count(*) FROM pc_queue q WHERE q.state = 1 AND q.saved_by <> q.token)
+              + (SELECT count(*) FROM pc_queue q WHERE q.host_id = h.hid AND q.state = 0 AND q.depth = w.depth AND q.id < w.id) >= v_cap THEN
             RETURN QUERY SELECT CASE WHEN v_answered >= v_cap THEN 'spent' END::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text,
               NULL::text, NULL::int, NULL::double precision, NULL::int, NULL::text, v_now, p_poll, NULL::int, NULL::int, NULL::text, NULL::int;
             RETURN;
