@@ -109,9 +109,9 @@ export class RobotsGate {
     this.pace(origin, rules, delayMs);
   }
 
-  /** Hands the host's interval to politeness: `delayMs` when given, else the rules' Crawl-delay (if any). */
+  /** Hands the host's own interval to politeness: `delayMs` when given, else the rules' Crawl-delay (if any). */
   private pace(origin: string, rules: RobotsRules, delayMs?: number): void {
-    const ms = delayMs ?? (rules.crawlDelay === undefined ? undefined : rules.crawlDelay * 1000);
+    const ms = delayMs ?? rules.crawlDelayMs;
     if (ms !== undefined) this.o.politeness.setHostDelay(origin, ms);
   }
 }

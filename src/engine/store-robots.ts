@@ -33,8 +33,6 @@ export interface StoreRobotsOptions {
   policy: StoredRobotsPolicy;
   politeness: Politeness;
   timing: ClaimTiming;
-  /** The crawl-wide delay (a host's interval is the larger of it and the Crawl-delay). */
-  delayMs: number;
   clock: Clock;
   signal: AbortSignal;
   onEvent: CrawlEventSink;
@@ -126,8 +124,8 @@ export class StoreRobots {
     }
     const answer = 'status' in result ? policy.stored(result.status, result.body) : { status: 0, body: '' };
     const rules = policy.rules(answer);
-    const delayMs = Math.max(this.o.delayMs, (rules.crawlDelay ?? 0) * 1000);
-    this.o.politeness.setHostDelay(claim.origin, delayMs);
+    this.o.politeness.setHostDelay(claim.origin, rules.crawlDelayMs);
+    const delayMs = this.o.politeness.hostInterval(claim.origin); // kept on the host's row: every worker's interval
     await store.complete(claim, { startedAt: timing.startedAt(claim, before), links: [], saved: false, robots: { answer, delayMs }, host: timing.after(claim, before) });
     this.o.onEvent({ type: 'robots-txt', url: claim.url, answer });
     return { rules, delayMs };

@@ -90,7 +90,6 @@ export class Worker {
       policy: options.robots,
       politeness: options.politeness,
       timing,
-      delayMs: options.config.delayMs,
       clock,
       signal,
       onEvent: options.onEvent,

@@ -121,9 +121,18 @@ export class Politeness {
     this.changed(host);
   }
 
-  /** The interval that applies to `host`: max(delay, Crawl-delay), doubled per consecutive failure (at most 60 s). */
+  /**
+   * A host's least interval before back-off and the delay factor: the larger
+   * of --delay and its own (robots.txt Crawl-delay). The one place it is
+   * computed: a shared crawl keeps it on the host's row from here.
+   */
+  hostInterval(host: string): number {
+    return Math.max(this.delayMs, this.hostDelay.get(host) ?? 0);
+  }
+
+  /** The interval that applies to `host` now: hostInterval, at least the delay factor's floor, doubled per consecutive failure (at most 60 s). */
   intervalFor(host: string): number {
-    const base = Math.max(this.delayMs, this.hostDelay.get(host) ?? 0, this.responseFloor.get(host) ?? 0);
+    const base = Math.max(this.hostInterval(host), this.responseFloor.get(host) ?? 0);
     const streak = this.failures.get(host);
     return streak === undefined ? base : Math.max(base, Math.min(MAX_BACKOFF_MS, base * 2 ** streak));
   }

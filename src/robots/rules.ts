@@ -251,6 +251,11 @@ export class RobotsRules {
   readonly status: number | undefined;
   readonly #rules: readonly CompiledRule[];
 
+  /** `crawlDelay` in ms: the host's own least interval, for politeness (which takes the larger of it and --delay). */
+  get crawlDelayMs(): number | undefined {
+    return this.crawlDelay === undefined ? undefined : this.crawlDelay * 1000;
+  }
+
   private constructor(rules: readonly CompiledRule[], crawlDelay: number | undefined, sitemaps: Iterable<string>, group = '', source: RobotsSource = 'file', status?: number) {
     this.#rules = rules;
     this.crawlDelay = crawlDelay;
