@@ -80,7 +80,7 @@ export class KhProtocol {
     }
     if (this.unresolved.has(url.hostname)) return;
     this.unresolved.add(url.hostname);
-    this.io.stderr(`KeywordHunter: ${url.href}: ${error.message} (said once: every page of ${url.hostname} fails alike)\n`);
+    this.io.stderr(`KeywordHunter: ${url.href}: ${error.message} (told once for ${url.hostname})\n`);
   }
 
   /** The page holding the keyword, and the line (as sent, without its line end). */

@@ -59,7 +59,7 @@ test('a dead host linked 30 times: one lookup and one stderr line per host; ever
     assert.ok(pages.every((l) => l.endsWith(';status=0')));
     assert.equal(out.filter((l) => l.startsWith(`LINK:host=${host};`)).length, LINKS_EACH);
     const told = rec.stderr.filter((l) => l.includes(`//${host}/`));
-    assert.deepEqual(told, [`KeywordHunter: http://${host}/p0.html: cannot resolve ${host}: host name not found (said once: every page of ${host} fails alike)\n`]);
+    assert.deepEqual(told, [`KeywordHunter: http://${host}/p0.html: cannot resolve ${host}: host name not found (told once for ${host})\n`]);
   }
   assert.ok(out.includes(`PAGE:host=127.0.0.1;port=${site.port};respath=/last.html;status=200`), 'the search goes on past them');
   assert.equal(out.at(-2), 'NOT_FOUND_KEYWORD:');
