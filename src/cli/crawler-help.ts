@@ -10,7 +10,7 @@ import { HTTP_FLAGS, INFO_FLAGS, REPORT_FLAGS, WARC_FLAGS } from './common-flags
 
 export const FLAGS = defineFlags([
   ...INFO_FLAGS,
-  { name: 'delay', type: 'duration', arg: 'SECONDS', default: 1, help: 'least time between the starts of two requests to the server; a robots.txt Crawl-delay can make it longer' },
+  { name: 'delay', type: 'duration', arg: 'SECONDS', default: 1, help: 'least time between the starts of two requests to the server; a robots.txt Crawl-delay can make it longer; 0 for a server you own' },
   { name: 'depth-limit', type: 'count', arg: 'N', default: DEFAULT_DEPTH_LIMIT, help: 'largest maxDepth accepted' },
   { name: 'internal', type: 'string', arg: 'PREFIX', repeatable: true, help: 'crawl the URLs that start with PREFIX (a server such as http://h:8080, or a path); give it again for more (default: the scheme, host and port of the seeds)' },
   { name: 'internal-domain', type: 'string', arg: 'DOMAIN', repeatable: true, help: 'crawl every host of DOMAIN: example.org covers example.org and a.b.example.org (not badexample.org), over http and https, on any port; an IP address covers only itself; give it again for more' },
