@@ -33,19 +33,24 @@ export function runCli(main: Main, programName: string, options: CliOptions = {}
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const errors = new StreamWriter(process.stderr);
-  // A reader that closed its end of the pipe (e.g. `| head`) is not an error of ours: the run stops
-  // as on SIGINT (what it saved stays saved) and exits as SIGPIPE would have it.
+  // A reader that closed its end of the pipe (e.g. `| head`) is normal use, not an error: the run
+  // stops as on SIGINT (what it saved stays saved, the directory resumable), says nothing more
+  // (spec decision "What the programs say"), and exits as SIGPIPE would have it.
+  let quiet = false;
   const output = new StreamWriter(process.stdout, (err) => {
-    if (controller.signal.aborted) return;
-    const why = (err as NodeJS.ErrnoException).code === 'EPIPE' ? 'was closed by its reader' : `failed (${describeError(err)})`;
-    io.stderr(`${programName}: standard output ${why}; stopping after the pages in flight${afterStop}\n`);
+    if ((err as NodeJS.ErrnoException).code === 'EPIPE') quiet = true;
+    else if (!controller.signal.aborted) io.stderr(`${programName}: standard output failed (${describeError(err)}); stopping after the pages in flight${afterStop}\n`);
     controller.abort();
   });
   const io: CliIo = {
     stdout: (text) => output.write(text),
     stdoutRoom: () => output.room(),
-    stderr: (text) => errors.write(terminalText(text)),
-    status: (line) => errors.write(line === '' ? `\r${' '.repeat(STATUS_WIDTH)}\r` : `\r${terminalText(line)}`),
+    stderr: (text) => {
+      if (!quiet) errors.write(terminalText(text));
+    },
+    status: (line) => {
+      if (!quiet) errors.write(line === '' ? `\r${' '.repeat(STATUS_WIDTH)}\r` : `\r${terminalText(line)}`);
+    },
     stderrIsTTY: process.stderr.isTTY === true,
     stdoutIsTTY: process.stdout.isTTY === true,
     signal: controller.signal,

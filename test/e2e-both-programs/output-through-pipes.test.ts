@@ -112,7 +112,7 @@ describe('stdout through a pipe read slowly equals stdout to a file', { timeout:
     assert.ok(got.equals(expected), 'byte for byte the same as to a file');
   });
 
-  test('a reader that goes away (| head -1): the crawl stops as on SIGINT, exit 141, and --resume finishes it', async () => {
+  test('a reader that goes away (| head -1): the crawl stops quietly as on SIGINT (no line on stderr), exit 141, and --resume finishes it', async () => {
     const pageDir = dirs.temp('pages-head-');
     const work = dirs.temp('head-');
     const rc = join(work, 'rc');
@@ -125,8 +125,7 @@ describe('stdout through a pipe read slowly equals stdout to a file', { timeout:
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     await new Promise((resolve) => child.on('close', resolve));
     assert.equal(readFileSync(rc, 'utf8').trim(), '141', stderr);
-    assert.match(stderr, /^crawler: standard output was closed by its reader; stopping after the pages in flight; the same command with --resume continues the crawl$/m);
-    assert.doesNotMatch(stderr, /internal error|EPIPE|at .*\.js:/);
+    assert.equal(stderr, '', 'a reader that closes the pipe on purpose is normal use: nothing said (spec decision "What the programs say")');
     assert.equal(readFileSync(join(work, 'first'), 'utf8'), ` 0   Fetched: ${seed}\n`);
     const stopped = readdirSync(pageDir).filter((n) => /^[0-9]+$/.test(n)).length;
 
