@@ -106,6 +106,22 @@ const WRITE_CAUSES: Readonly<Record<string, string>> = {
   ENFILE: 'too many files are open',
 };
 
+/** What a file's system error means, in a user's words: "no such file", "permission denied" (never an errno name alone). */
+const FILE_CAUSES: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  ENOTDIR: 'a part of the path is not a directory',
+  EISDIR: 'it is a directory',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the name is too long',
+  ...WRITE_CAUSES,
+};
+
+/** A file system error in words (FILE_CAUSES), else its code and description without node's call and paths. */
+export function fileErrorWords(err: unknown): string {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return (typeof code === 'string' ? FILE_CAUSES[code] : undefined) ?? systemWords(err);
+}
+
 /**
  * A write that failed, as one line that names its cause first: "the disk
  * is full: cannot write DIR/4 (ENOSPC)". A failure without a known cause

@@ -4,7 +4,7 @@
  * Every failure is one line naming the file (and the line, for a bad URL).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { CrawlerError, describeError } from '../errors.js';
+import { CrawlerError, fileErrorWords } from '../errors.js';
 import { parseSeedList, type SeedLine } from '../url/seed-list.js';
 
 /** The largest seed file read (64 MiB: about a million URLs). */
@@ -28,8 +28,7 @@ export function readSeedFile(path: string, maxUrlLength: number): SeedLine[] {
     bytes = buffer.subarray(0, length);
   } catch (err) {
     if (err instanceof CrawlerError) throw err;
-    // "ENOENT: no such file or directory, open 'f'": the file is named already.
-    throw new CrawlerError('ERR_INVALID_OPTION', `cannot read --seeds ${name}: ${describeError(err).replace(/, open '.*'$/, '')}`, { cause: err });
+    throw new CrawlerError('ERR_INVALID_OPTION', `cannot read --seeds ${name}: ${fileErrorWords(err)}`, { cause: err });
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { softwareName } from '../archive/software.js';
 import { CrawlerError } from '../errors.js';
 import type { CrawlArchive, ArchiveSummary } from '../archive/crawl-archive.js';
+import { checkOutputDirectory } from '../output-path.js';
 import { workerName } from '../sink/warc-names.js';
 import type { EarlierPage, EarlierPages } from '../frontier/earlier-pages.js';
 import type { CrawlEventSink } from '../engine/events.js';
@@ -73,6 +74,9 @@ export interface RunArchive {
  */
 export async function startArchive(settings: ArchiveSettings | undefined, run: ArchiveRun, listeners: CrawlEventSink[]): Promise<RunArchive | undefined> {
   if (settings === undefined) return undefined;
+  // Where the files go, before any request (--wacz alone puts the archive beside it: its directory is checked first).
+  if (settings.wacz !== undefined) checkOutputDirectory('--wacz', settings.wacz);
+  checkOutputDirectory('--warc', settings.path);
   const path = run.shared ? workerName(settings.path, workerTag()) : settings.path;
   const outputs: ArchiveOutputs = {
     // crawl.warc.gz -> crawl.cdxj

@@ -5,9 +5,10 @@
  * any request; the write (atomic: a temporary file renamed into place)
  * checks again.
  */
-import { closeSync, lstatSync, openSync, readSync, statSync, accessSync, constants } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { CrawlerError } from '../errors.js';
+import { checkOutputDirectory } from '../output-path.js';
 import { writeFileAtomicSync } from '../sink/atomic-file.js';
 
 /** The meta tag that marks a report of ours. */
@@ -35,14 +36,7 @@ function isOurReport(path: string): boolean {
 export function checkReportFile(path: string): void {
   const st = lstatSync(path, { throwIfNoEntry: false });
   if (st === undefined) {
-    const dir = dirname(path);
-    const d = statSync(dir, { throwIfNoEntry: false });
-    if (d === undefined || !d.isDirectory()) throw new CrawlerError('ERR_WRITE', `--report ${path}: the directory ${dir} does not exist`);
-    try {
-      accessSync(dir, constants.W_OK | constants.X_OK);
-    } catch {
-      throw new CrawlerError('ERR_WRITE', `--report ${path}: the directory ${dir} is not writable`);
-    }
+    checkOutputDirectory('--report', path);
     return;
   }
   let ours = false;

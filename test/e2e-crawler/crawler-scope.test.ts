@@ -119,7 +119,7 @@ describe('bad input: exit 1, one line, no request, the pageDirectory untouched',
     refused((seed) => ['--internal-domain', 'example.org', seed], /^crawler: seedURL http:\/\/127\.0\.0\.1:\d+\/ is not inside --internal-domain example\.org$/, true));
   test('seedURL excluded by --exclude: refused, naming the pattern', () => refused((seed) => ['--exclude', '127\\.0\\.0\\.1', seed], /^crawler: seedURL .* is excluded by --exclude "127\\\\.0\\\\.0\\\\.1"$/, true));
 
-  test('--seeds: a file that does not exist', () => refused((seed) => ['--seeds', '/nonexistent/seeds.txt', seed], /^crawler: cannot read --seeds "\/nonexistent\/seeds\.txt": ENOENT: no such file or directory$/, false));
+  test('--seeds: a file that does not exist', () => refused((seed) => ['--seeds', '/nonexistent/seeds.txt', seed], /^crawler: cannot read --seeds "\/nonexistent\/seeds\.txt": no such file$/, false));
   test('--seeds: a directory', () => refused((seed) => ['--seeds', tempDir(), seed], /^crawler: --seeds ".*" is a directory, not a file of URLs$/, false));
   test('--seeds: a file with no URL in it', () => refused((seed) => ['--seeds', seedFile(['# nothing yet', '']), seed], /^crawler: --seeds ".*seeds\.txt" holds no URL/, false));
   test('--seeds: a file that is not UTF-8', () => refused((seed) => ['--seeds', seedFile(Buffer.from('http://a.test/\xff\n', 'latin1')), seed], /is not UTF-8 text$/, false));
