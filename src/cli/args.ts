@@ -22,6 +22,7 @@
  * type are told in flag-types.ts, which holds the table's types.
  */
 import { CrawlerError } from '../errors.js';
+import { didYouMean } from './did-you-mean.js';
 import { flagKey, type FlagSpec, type FlagValues } from './flag-types.js';
 import { parseSize } from './size.js';
 
@@ -101,7 +102,7 @@ export function parseArgs<const S extends readonly FlagSpec[]>(argv: readonly st
       const name = eq === -1 ? a.slice(2) : a.slice(2, eq);
       inline = eq === -1 ? undefined : a.slice(eq + 1);
       spec = byName.get(name);
-      if (spec === undefined) throw new CrawlerError('ERR_INVALID_OPTION', `unknown option --${name} (see --help)`);
+      if (spec === undefined) throw new CrawlerError('ERR_INVALID_OPTION', `unknown option --${name}${didYouMean(name, [...byName.keys()])} (see --help)`);
     } else if (a.length === 2 && a[0] === '-' && !/[0-9]/.test(a[1] as string)) {
       spec = byShort.get(a[1] as string);
       if (spec === undefined) throw new CrawlerError('ERR_INVALID_OPTION', `unknown option ${a} (see --help)`);
@@ -183,3 +184,4 @@ function wrapWords(words: readonly string[], width: number): string[] {
   if (line !== '') lines.push(line);
   return lines;
 }
+

@@ -82,7 +82,9 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   try {
     seed = parseHttpUrl(seedText, flags.maxUrlLength);
   } catch (err) {
-    throw usage(`invalid seedURL "${seedText}": ${describeError(err)}`, 'ERR_INVALID_URL');
+    // A seed typed without a scheme ("www.example.com", "host:8080/x"): say what to add, naming the URL once.
+    const why = /^[a-z][a-z0-9+.-]*:\/\//i.test(seedText) ? describeError(err) : 'no scheme: add http:// or https://';
+    throw usage(`invalid seedURL "${seedText}": ${why}`, 'ERR_INVALID_URL');
   }
   const depthLimit = flags.depthLimit;
   if (!/^[0-9]+$/.test(depthText)) throw usage(`maxDepth must be a non-negative integer written in digits, got "${depthText}"`);

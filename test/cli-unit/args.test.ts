@@ -168,3 +168,18 @@ test('a factor flag: a non-negative decimal without a unit, its default when abs
     );
   }
 });
+
+test('an unknown option names the nearest known one: a typo, a swap, a missing letter; nothing when none is near', () => {
+  const message = (argv: string[]) => {
+    try {
+      parseArgs(argv, SPECS);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return 'parsed';
+  };
+  assert.equal(message(['--dealy', '1']), 'unknown option --dealy; did you mean --delay? (see --help)');
+  assert.equal(message(['--dely', '1']), 'unknown option --dely; did you mean --delay? (see --help)');
+  assert.equal(message(['--delayy=1']), 'unknown option --delayy; did you mean --delay? (see --help)');
+  assert.equal(message(['--frobnicate']), 'unknown option --frobnicate (see --help)');
+});

@@ -102,6 +102,8 @@ describe('pageDirectory: an existing, writable directory, never created', { conc
 describe('seedURL', { concurrency: true }, () => {
   test('an invalid URL: exit 1, quotes it', () => rejects((d) => ['not a url', d, '1'], /invalid seedURL "not a url"/, true));
   test('a relative URL: exit 1', () => rejects((d) => ['/index.html', d, '1'], /invalid seedURL "\/index\.html"/, true));
+  test('a seed without a scheme: exit 1, names it once and says to add http:// or https://', () => rejects((d) => ['www.example.com', d, '1'], /^crawler: invalid seedURL "www\.example\.com": no scheme: add http:\/\/ or https:\/\/$/, true));
+  test('a mistyped option: exit 1, names the nearest known one', () => rejects((d) => ['--dealy', '0', seed(), d, '1'], /^crawler: unknown option --dealy; did you mean --delay\? \(see --help\)$/, true));
   test('ftp://: exit 1, says only http and https', () => rejects((d) => ['ftp://127.0.0.1/file.html', d, '1'], /invalid seedURL "ftp:.*http and https/, true));
   test('a seed that answers 404: PANIC: cannot crawl, with the status', () =>
     rejects((d) => ['--delay', '0', `${site.origin}/missing.html`, d, '1'], /^crawler: PANIC: cannot crawl .*missing\.html.*404/, false));
