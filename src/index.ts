@@ -44,7 +44,7 @@ export { OutputDirSink } from './sink/output-dir.js';
 export { Crawl } from './engine/crawl.js';
 export type { CrawlOptions, CrawlSummary } from './engine/crawl.js';
 export { PagePath } from './engine/page-path.js';
-export type { AnsweredPage, PagePolicy, Verdict } from './engine/visit-types.js';
+export type { AnsweredPage, PagePolicy, Verdict } from './engine/page-policy.js';
 export type { CrawlEvent, CrawlEventSink, LinkAction } from './engine/events.js';
 export { PoliteFetcher } from './engine/polite-fetch.js';
 export { Worker } from './engine/worker.js';

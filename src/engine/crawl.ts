@@ -27,7 +27,7 @@ import { RobotsGate } from './robots-gate.js';
 import type { SitemapSettings } from './sitemap-links.js';
 import { redirectLocation, type FetchOutcome } from './redirects.js';
 import type { CompletingPage } from './turns.js';
-import type { PagePolicy } from './visit-types.js';
+import type { PagePolicy } from './page-policy.js';
 import { WindowTurns } from './window-turns.js';
 
 export interface CrawlOptions {

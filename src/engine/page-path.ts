@@ -30,7 +30,8 @@ import type { PoliteFetcher } from './polite-fetch.js';
 import { followRedirects, redirectLocation, type FetchOutcome } from './redirects.js';
 import type { RobotsGate } from './robots-gate.js';
 import type { Turn } from './turns.js';
-import type { PagePolicy, Pending, Verdict, Visit, VisitDone } from './visit-types.js';
+import type { PagePolicy, Verdict } from './page-policy.js';
+import type { Pending, Visit, VisitDone } from './visit-types.js';
 
 export interface PagePathOptions {
   policy: PagePolicy;

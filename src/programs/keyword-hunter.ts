@@ -9,7 +9,7 @@
 import { tmpdir } from 'node:os';
 import { FileBodySpill } from '../sink/body-spill.js';
 import { Crawl } from '../engine/crawl.js';
-import type { PagePolicy } from '../engine/visit-types.js';
+import type { PagePolicy } from '../engine/page-policy.js';
 import { REDIRECT_STATUSES } from '../engine/redirects.js';
 import { exchangeEvents, fanOut } from '../engine/event-fanout.js';
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';

@@ -5,7 +5,7 @@
  */
 import type { CrawlArchive } from '../archive/crawl-archive.js';
 import type { CrawlEventSink } from '../engine/events.js';
-import type { PagePolicy } from '../engine/visit-types.js';
+import type { PagePolicy } from '../engine/page-policy.js';
 import type { PoliteFetcher } from '../engine/polite-fetch.js';
 import type { HtmlLinkExtractor } from '../extract/html.js';
 import type { Politeness } from '../frontier/politeness.js';

@@ -10,7 +10,7 @@ import { ConnectError } from '../http/connect-error.js';
 import { isCertificateFailure } from '../net-errors.js';
 import { CRAWLER_FAILURE_POLICY, type RobotsFetcher } from '../robots/policy.js';
 import type { LinkAction } from '../engine/events.js';
-import type { PagePolicy } from '../engine/visit-types.js';
+import type { PagePolicy } from '../engine/page-policy.js';
 import type { FetchResponse, HttpClientOptions } from '../http/client.js';
 import { responseRetryAfter } from '../http/retry-after.js';
 import { isPushback } from '../engine/pushback.js';

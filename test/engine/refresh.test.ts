@@ -16,7 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CrawlerError } from '../../src/errors.js';
 import type { EarlierPage, EarlierPages } from '../../src/frontier/earlier-pages.js';
 import type { CrawlEvent } from '../../src/engine/events.js';
-import type { AnsweredPage } from '../../src/engine/visit-types.js';
+import type { AnsweredPage } from '../../src/engine/page-policy.js';
 import { MemoryFrontier } from '../../src/frontier/memory-store.js';
 import type { FrontierEntry, PageCompletion, SavedPage } from '../../src/frontier/store.js';
 import type { PageSink, PageToKeep } from '../../src/sink/page-sink.js';

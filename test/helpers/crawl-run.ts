@@ -8,7 +8,7 @@
  * in `pages`, `failures` and `seedDisallowed`.
  */
 import { Crawl, type CrawlSummary } from '../../src/engine/crawl.js';
-import type { AnsweredPage, PagePolicy } from '../../src/engine/visit-types.js';
+import type { AnsweredPage, PagePolicy } from '../../src/engine/page-policy.js';
 import { NO_PAGE_SINK, type PageSink } from '../../src/sink/page-sink.js';
 import type { EarlierPages } from '../../src/frontier/earlier-pages.js';
 import type { FrontierStore } from '../../src/frontier/store.js';
