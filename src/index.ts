@@ -29,9 +29,9 @@ export { HrefPatternExtractor } from './extract/href-pattern.js';
 export type { LinkExtractor, ExtractedLinks } from './extract/types.js';
 
 export { Politeness } from './frontier/politeness.js';
-export { MemoryFrontier } from './frontier/memory-store.js';
-export { SqliteFrontier } from './frontier/sqlite-store.js';
-export type { FrontierStore, FrontierEntry } from './frontier/store.js';
+export { MemoryFrontier } from './frontier/private-memory.js';
+export { SqliteFrontier } from './frontier/private-sqlite.js';
+export type { FrontierStore, FrontierEntry } from './frontier/private-store.js';
 export { MemoryClaimStore } from './frontier/claim-memory.js';
 export { SqliteClaimStore } from './frontier/claim-sqlite.js';
 export { PostgresClaimStore } from './frontier/claim-postgres.js';

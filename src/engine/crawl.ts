@@ -9,7 +9,7 @@
  * `beforeComplete` runs once a visit is told and before its entry is completed.
  */
 import type { LinkExtractor } from '../extract/types.js';
-import type { FrontierStore, PageCapture } from '../frontier/store.js';
+import type { FrontierStore, PageCapture } from '../frontier/private-store.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { PageSink } from '../sink/page-sink.js';

@@ -14,7 +14,7 @@
 import { isCrawlerError } from '../errors.js';
 import type { LinkExtractor } from '../extract/types.js';
 import type { ClaimEntry } from '../frontier/claim-store.js';
-import type { FrontierEntry } from '../frontier/store.js';
+import type { FrontierEntry } from '../frontier/private-store.js';
 import type { FetchResponse } from '../http/client.js';
 import { ExchangeError } from '../http/connection.js';
 import type { EarlyStagedPage, PageSink } from '../sink/page-sink.js';

@@ -6,7 +6,7 @@
  */
 import type { CrawlerError } from '../errors.js';
 import type { EarlierPage } from '../frontier/earlier-pages.js';
-import type { FrontierEntry } from '../frontier/store.js';
+import type { FrontierEntry } from '../frontier/private-store.js';
 import type { FetchResponse } from '../http/client.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { FetchOutcome } from './redirects.js';

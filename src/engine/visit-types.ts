@@ -4,7 +4,7 @@
  * a visit, its policy, is page-policy.ts. Types only.
  */
 import type { ClaimEntry } from '../frontier/claim-store.js';
-import type { SavedPage } from '../frontier/store.js';
+import type { SavedPage } from '../frontier/private-store.js';
 import type { StagedPage } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { CrawlEvent, Refreshed } from './events.js';

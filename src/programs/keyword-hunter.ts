@@ -15,7 +15,7 @@ import { exchangeEvents, fanOut } from '../engine/event-fanout.js';
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HrefPatternExtractor } from '../extract/href-pattern.js';
-import { MemoryFrontier } from '../frontier/memory-store.js';
+import { MemoryFrontier } from '../frontier/private-memory.js';
 import { Politeness } from '../frontier/politeness.js';
 import { HttpClient, type FetchResponse, type HttpClientOptions } from '../http/client.js';
 import { KhProtocol } from '../output/kh-protocol.js';

@@ -23,7 +23,7 @@ import { Worker, type WorkerOptions } from '../../src/engine/worker.js';
 import { HtmlLinkExtractor } from '../../src/extract/html.js';
 import type { ClaimStore } from '../../src/frontier/claim-store.js';
 import { MemoryClaimStore } from '../../src/frontier/claim-memory.js';
-import { MemoryFrontier } from '../../src/frontier/memory-store.js';
+import { MemoryFrontier } from '../../src/frontier/private-memory.js';
 import { Politeness } from '../../src/frontier/politeness.js';
 import { HttpClient, type HttpClientOptions } from '../../src/http/client.js';
 import type { Connector } from '../../src/http/connection.js';
