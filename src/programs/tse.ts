@@ -9,7 +9,6 @@ import { CrawlerError, describeError } from '../errors.js';
 import { ConnectError } from '../http/connect-error.js';
 import { isCertificateFailure } from '../net-errors.js';
 import { CRAWLER_FAILURE_POLICY, type RobotsFetcher } from '../robots/policy.js';
-import type { LinkAction } from '../engine/events.js';
 import type { PagePolicy } from '../engine/page-policy.js';
 import type { FetchResponse, HttpClientOptions } from '../http/client.js';
 import { responseRetryAfter } from '../http/retry-after.js';
@@ -140,27 +139,6 @@ export function tsePolicy(settings: Pick<TseSettings, 'scope' | 'maxRetryAfterMs
 /** The reason a `Failed` line gives for a URL that could not be fetched or saved. */
 export function failureReason(error: CrawlerError): string {
   return `(${error.message})`;
-}
-
-/**
- * The log's word for a page a refresh found unchanged (a 304 to its
- * conditional request): a line of its own right after the page's `Fetched`
- * line, which every saved page keeps (nine letters: the CS50 column).
- */
-export const UNCHANGED_WORD = 'Unchanged';
-
-/** The CS50 log's word for what became of a link. */
-export const LINK_WORDS: Readonly<Record<LinkAction, string>> = {
-  follow: 'Added',
-  duplicate: 'IgnDupl',
-  robots: 'IgnRobots',
-  external: 'IgnExtrn',
-};
-
-/** Why a redirect is not followed, in words. */
-export function redirectRefusal(action: LinkAction | 'invalid', error?: CrawlerError): string {
-  if (error !== undefined) return error.message;
-  return action === 'duplicate' ? 'already seen' : action === 'robots' ? 'disallowed by robots.txt' : action === 'invalid' ? 'not a crawlable URL' : 'outside the crawl';
 }
 
 /**
