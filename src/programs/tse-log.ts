@@ -13,7 +13,7 @@ import type { CrawlLog } from '../output/cs50-log.js';
 import { robotsUrlOf } from '../frontier/claim-store.js';
 import { encodeTarget } from '../url/request-target.js';
 import { LINK_WORDS, redirectRefusal, UNCHANGED_WORD } from '../output/cs50-words.js';
-import { parsed, type SeedPanic } from './tse.js';
+import { parsed, type SeedPanic } from './seed-panic.js';
 
 export interface TseLogOptions {
   io: CliIo;

@@ -16,7 +16,7 @@ import type { Progress } from '../output/progress.js';
 import type { CliIo } from '../program-io.js';
 import type { ReportRecorder } from '../report/report-recorder.js';
 import type { RobotsFetcher } from '../robots/policy.js';
-import type { SeedPanic } from './tse.js';
+import type { SeedPanic } from './seed-panic.js';
 import type { TseSettings } from './tse-settings.js';
 
 export interface TseParts {
