@@ -15,7 +15,7 @@
 import { conditionalHeaders } from '../engine/earlier-pages.js';
 import type { EarlierPage, EarlierPages } from '../frontier/earlier-pages.js';
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
-import type { PageCapture } from '../frontier/store.js';
+import type { PageCapture } from '../frontier/private-store.js';
 import { contentCodings, decodeBody } from '../http/content-decoding.js';
 import { headerValue } from '../http/header-lines.js';
 import type { WireExchange } from '../http/wire-exchange.js';

@@ -4,7 +4,7 @@
  * `pageDirectory/ID`, a CS50-format log on stdout.
  */
 import { CrawlerError, describeError, type ErrorCode } from '../errors.js';
-import { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT, WRITE_THREAD_WHEN } from '../programs/tse.js';
+import { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT, WRITE_THREAD_WHEN } from '../programs/tse-settings.js';
 import { runTse } from '../programs/tse-run.js';
 import { leaseMsFrom } from '../programs/tse-worker.js';
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';

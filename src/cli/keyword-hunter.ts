@@ -5,7 +5,9 @@
  * `NOT_FOUND_KEYWORD:`) on stdout, one write per line as it happens.
  */
 import { CrawlerError, describeError } from '../errors.js';
-import { KH_MAX_KEYWORD, KH_MAX_DEPTH, KH_USER_AGENT, resolveKhLink, runKeywordHunter } from '../programs/keyword-hunter.js';
+import { runKeywordHunter } from '../programs/keyword-hunter.js';
+import { resolveKhLink } from '../programs/keyword-policy.js';
+import { KH_MAX_KEYWORD, KH_MAX_DEPTH, KH_USER_AGENT } from '../programs/keyword-settings.js';
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
 import { reportSettings } from '../report/run-info.js';

@@ -13,7 +13,7 @@
 import { isCrawlerError } from '../errors.js';
 import type { Claim, ClaimEntry, ClaimOptions, ClaimStore } from '../frontier/claim-store.js';
 import type { Clock } from '../frontier/clock.js';
-import type { FrontierEntry } from '../frontier/store.js';
+import type { FrontierEntry } from '../frontier/private-store.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { ClaimGate } from './claim-gate.js';
 import type { ClaimTiming } from './claim-timing.js';

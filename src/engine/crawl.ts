@@ -9,7 +9,7 @@
  * `beforeComplete` runs once a visit is told and before its entry is completed.
  */
 import type { LinkExtractor } from '../extract/types.js';
-import type { FrontierStore, PageCapture } from '../frontier/store.js';
+import type { FrontierStore, PageCapture } from '../frontier/private-store.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { PageSink } from '../sink/page-sink.js';
@@ -27,7 +27,7 @@ import { RobotsGate } from './robots-gate.js';
 import type { SitemapSettings } from './sitemap-links.js';
 import { redirectLocation, type FetchOutcome } from './redirects.js';
 import type { CompletingPage } from './turns.js';
-import type { PagePolicy } from './visit-types.js';
+import type { PagePolicy } from './page-policy.js';
 import { WindowTurns } from './window-turns.js';
 
 export interface CrawlOptions {

@@ -11,7 +11,7 @@
 import type { FetchResponse } from '../http/client.js';
 import { headerValue } from '../http/response-parser.js';
 import type { EarlierPage } from '../frontier/earlier-pages.js';
-import type { SavedPage } from '../frontier/store.js';
+import type { SavedPage } from '../frontier/private-store.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { Refreshed } from './events.js';
 import type { RequestHeaders } from './polite-fetch.js';

@@ -9,7 +9,7 @@
  * the slowest robots.txt, which at thousands of hosts comes long after the
  * first (docs/performance.md, The window and the fetch ahead).
  */
-import type { FrontierEntry } from '../frontier/store.js';
+import type { FrontierEntry } from '../frontier/private-store.js';
 import type { RobotsRules } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { LinkAction } from './events.js';

@@ -33,7 +33,7 @@
  * when it is queued, so no URL is requested twice.
  */
 import { CrawlerError, isCrawlerError } from '../errors.js';
-import type { FrontierEntry } from '../frontier/store.js';
+import type { FrontierEntry } from '../frontier/private-store.js';
 import type { FetchResponse } from '../http/client.js';
 import type { EarlyStagedPage } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';

@@ -14,7 +14,7 @@
 import { isCrawlerError } from '../errors.js';
 import type { LinkExtractor } from '../extract/types.js';
 import type { ClaimEntry } from '../frontier/claim-store.js';
-import type { FrontierEntry } from '../frontier/store.js';
+import type { FrontierEntry } from '../frontier/private-store.js';
 import type { FetchResponse } from '../http/client.js';
 import { ExchangeError } from '../http/connection.js';
 import type { EarlyStagedPage, PageSink } from '../sink/page-sink.js';
@@ -30,7 +30,8 @@ import type { PoliteFetcher } from './polite-fetch.js';
 import { followRedirects, redirectLocation, type FetchOutcome } from './redirects.js';
 import type { RobotsGate } from './robots-gate.js';
 import type { Turn } from './turns.js';
-import type { PagePolicy, Pending, Verdict, Visit, VisitDone } from './visit-types.js';
+import type { PagePolicy, Verdict } from './page-policy.js';
+import type { Pending, Visit, VisitDone } from './visit-types.js';
 
 export interface PagePathOptions {
   policy: PagePolicy;

@@ -9,7 +9,7 @@
  */
 import type { CrawlerError } from '../errors.js';
 import type { ClaimEntry } from '../frontier/claim-store.js';
-import type { FrontierEntry } from '../frontier/store.js';
+import type { FrontierEntry } from '../frontier/private-store.js';
 import type { EarlyStagedPage } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { FetchOutcome } from './redirects.js';

@@ -9,7 +9,7 @@
  */
 import { CrawlerError } from '../errors.js';
 import type { ClaimEntry } from '../frontier/claim-store.js';
-import type { FrontierStore, PageCapture } from '../frontier/store.js';
+import type { FrontierStore, PageCapture } from '../frontier/private-store.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { Lookahead } from './lookahead.js';
 import type { PagePath } from './page-path.js';

@@ -25,7 +25,7 @@ import { RobotsGate } from './robots-gate.js';
 import { StoreRobots, type StoredRobotsPolicy } from './store-robots.js';
 import type { SitemapSettings } from './sitemap-links.js';
 import type { CompletingPage } from './turns.js';
-import type { PagePolicy } from './visit-types.js';
+import type { PagePolicy } from './page-policy.js';
 
 export interface WorkerOptions {
   store: ClaimStore;

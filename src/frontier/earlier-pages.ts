@@ -4,7 +4,7 @@
  * implements it (refresh-source.ts); the engine asks it for the validators
  * of every page request (engine/earlier-pages.ts).
  */
-import type { SavedPage } from './store.js';
+import type { SavedPage } from './private-store.js';
 
 /** A page the earlier crawl saved: its record, and the document ID its copy is under. */
 export interface EarlierPage extends SavedPage {

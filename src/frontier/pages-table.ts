@@ -1,5 +1,5 @@
 /**
- * The crawl state's `pages` table (schema 3, sqlite-store.ts): one row per
+ * The crawl state's `pages` table (schema 3, private-sqlite.ts): one row per
  * saved page, by document ID, holding what a later refresh (crawler
  * --since) needs of it: its URL key, its validators (ETag, Last-Modified),
  * its archive capture (the response record's URI, date, ID and payload
@@ -9,7 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { EarlierPage } from './earlier-pages.js';
-import type { SavedPage } from './store.js';
+import type { SavedPage } from './private-store.js';
 
 /** The table and its index, created with the state. */
 export const PAGES_DDL = `

@@ -1,7 +1,7 @@
 /**
  * The earlier crawl a refresh starts from (crawler --since OLD_DIR): the
  * page directory of a crawl of ours, read and never written. Its crawl
- * state (schema 3 and later, sqlite-store.ts) keeps each saved page's
+ * state (schema 3 and later, private-sqlite.ts) keeps each saved page's
  * validators and archive capture by URL, with its document ID, so the
  * earlier copy (OLD_DIR/ID) can be found.
  *

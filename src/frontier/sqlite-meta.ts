@@ -1,5 +1,5 @@
 /**
- * The crawl state's meta table (sqlite-store.ts): what a crawl is (its
+ * The crawl state's meta table (private-sqlite.ts): what a crawl is (its
  * identity: seed, depth, refresh, more seeds) and what it records for a
  * later crawl (the page files it owns, its archives), written when a crawl
  * starts and checked when it is resumed.

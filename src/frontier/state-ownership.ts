@@ -2,7 +2,7 @@
  * What a crawl state records of the page files its crawl wrote, read (and
  * once updated) by the crawl that replaces it in the same pageDirectory:
  * which numbered files are ours to remove (pagedir-start.ts). The state
- * itself is the SQLite frontier's (sqlite-store.ts).
+ * itself is the SQLite frontier's (private-sqlite.ts).
  */
 import type Database from 'better-sqlite3';
 import { lstatSync } from 'node:fs';

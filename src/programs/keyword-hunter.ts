@@ -1,97 +1,30 @@
 /**
- * KeywordHunter's policy and run: the spec's link resolution (a URL without
- * a path means /index.html), the protocol's actions and fields, and the
- * keyword decision, made once per response. Every link is followed (any
- * host), robots.txt failures mean "allow all", a page answered 200 is saved
- * in OutputDir and searched, and the crawl stops at the first line holding
- * the keyword.
+ * KeywordHunter's run: builds the search from checked settings (every
+ * program's run parts, run-parts.ts, with the spec's link resolution;
+ * robots.txt with failures meaning "allow all", the protocol on stdout, the
+ * crawl over a memory frontier) around its page policy (keyword-policy.ts),
+ * and runs it to the first page holding the keyword or the end of depth 5.
  */
 import { tmpdir } from 'node:os';
 import { FileBodySpill } from '../sink/body-spill.js';
 import { Crawl } from '../engine/crawl.js';
-import type { PagePolicy } from '../engine/visit-types.js';
 import { REDIRECT_STATUSES } from '../engine/redirects.js';
-import { exchangeEvents, fanOut } from '../engine/event-fanout.js';
-import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
-import { PoliteFetcher } from '../engine/polite-fetch.js';
+import { fanOut } from '../engine/event-fanout.js';
+import type { CrawlEvent } from '../engine/events.js';
 import { HrefPatternExtractor } from '../extract/href-pattern.js';
-import { MemoryFrontier } from '../frontier/memory-store.js';
-import { Politeness } from '../frontier/politeness.js';
-import { HttpClient, type FetchResponse, type HttpClientOptions } from '../http/client.js';
+import { MemoryFrontier } from '../frontier/private-memory.js';
 import { KhProtocol } from '../output/kh-protocol.js';
-import { Progress } from '../output/progress.js';
 import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
 import { NO_PAGE_SINK } from '../sink/page-sink.js';
 import { DirLock } from '../sink/dir-lock.js';
-import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
-import { checkPathDepth } from '../url/limits.js';
-import { anyScope } from '../url/scope.js';
+import { parseHttpUrl } from '../url/http-url.js';
 import { EXIT_INTERRUPTED, type CliIo } from '../program-io.js';
 import { reportRecorder, stopWords } from '../report/report-recorder.js';
 import type { ReportSettings } from '../report/run-info.js';
-import { findLine } from './keyword-search.js';
-import { startArchive, withArchive, type ArchiveSettings } from './archive-run.js';
-
-/** The User-Agent the spec requires, also the robots.txt agent. */
-export const KH_USER_AGENT = 'ee122-KeywordHunter';
-/** StartURL is depth 1; pages at depth 5 are searched but their links are not followed. */
-export const KH_MAX_DEPTH = 5;
-export const KH_MAX_KEYWORD = 100;
-
-/** Everything a search is run with, checked by the command line. */
-export interface KeywordHunterSettings {
-  start: HttpUrl;
-  keyword: string;
-  outputDir: string | undefined;
-  delayMs: number;
-  /** --delay-factor (0: off). */
-  delayFactor: number;
-  maxUrlLength: number;
-  maxRedirects: number;
-  /** The longest Retry-After pause granted (--max-retry-after). */
-  maxRetryAfterMs: number;
-  maxPathSegments: number;
-  client: Partial<HttpClientOptions> & { userAgent: string };
-  concurrency: number;
-  connectionsPerHost: number;
-  /** Draw the progress line. */
-  progress: boolean;
-  /** The crawl archive (`--warc`), if asked for. */
-  archive?: ArchiveSettings | undefined;
-}
-
-/** The spec's link resolution: RFC 3986, and a URL without a path means /index.html. */
-export function resolveKhLink(href: string, base: HttpUrl, maxLength: number): HttpUrl {
-  const url = resolveHttpUrl(href, base, maxLength);
-  if (!url.pathWasEmpty) return url;
-  return resolveHttpUrl(url.query === undefined ? '/index.html' : `/index.html?${url.query}`, url, maxLength);
-}
-
-/**
- * The keyword decision, made once per response: a 200 page either holds the
- * keyword (the line where it is) or is scanned for links; any other status
- * is neither. Asked again for the same response (scanning ahead, then in
- * order), it answers from memory.
- */
-export class KeywordDecision {
-  private readonly needle: Buffer;
-  private readonly decided = new WeakMap<FetchResponse, Buffer | 'scan' | 'skip'>();
-
-  constructor(keyword: string) {
-    this.needle = Buffer.from(keyword, 'utf8');
-  }
-
-  /** The line holding the keyword, 'scan' for a 200 page without it, 'skip' for any other status. */
-  of(response: FetchResponse): Buffer | 'scan' | 'skip' {
-    let d = this.decided.get(response);
-    if (d === undefined) {
-      d = response.status !== 200 ? 'skip' : (findLine(response.body, this.needle) ?? 'scan');
-      this.decided.set(response, d);
-    }
-    return d;
-  }
-}
+import { keywordPolicy, resolveKhLink } from './keyword-policy.js';
+import { buildRunParts } from './run-parts.js';
+import { KH_MAX_DEPTH, KH_USER_AGENT, type KeywordHunterSettings } from './keyword-settings.js';
 
 /**
  * Runs the search; resolves with the exit status (0 found or not, 130
@@ -113,28 +46,22 @@ export async function runKeywordHunter(settings: KeywordHunterSettings, io: CliI
 }
 
 async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
-  const { outputDir, maxUrlLength } = settings;
+  const { outputDir } = settings;
   const report = reportRecorder(reportSettings, { program: 'KeywordHunter', delayMs: settings.delayMs, keyword: settings.keyword });
   const sink = outputDir === undefined ? undefined : new OutputDirSink(outputDir);
   report?.start();
 
-  /** Consumers of every event of the search besides the protocol, wire exchanges included (the crawl archive, the report). */
-  const listeners: CrawlEventSink[] = report === undefined ? [] : [report.consume];
-  const archive = await startArchive(settings.archive, { robots: 'obey', userAgent: KH_USER_AGENT, resume: false, shared: false }, listeners);
-  const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
-  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
-  const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs });
-  const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveKhLink(href, base, maxUrlLength), settings.maxPathSegments);
-  const robots = new RobotsPolicy({
-    userAgent: KH_USER_AGENT,
-    onFailure: KEYWORD_HUNTER_FAILURE_POLICY,
-    fetch: fetcher.robotsFetcher((h) => parseHttpUrl(h, maxUrlLength), resolve, settings.maxRedirects),
+  const run = await buildRunParts(settings, io, {
+    program: 'KeywordHunter',
+    report,
+    archiveRun: { robots: 'obey', userAgent: KH_USER_AGENT, resume: false, shared: false },
+    resolveLink: resolveKhLink,
   });
-  const decision = new KeywordDecision(settings.keyword);
+  const robots = new RobotsPolicy({ userAgent: KH_USER_AGENT, onFailure: KEYWORD_HUNTER_FAILURE_POLICY, fetch: run.robotsFetcher() });
   const protocol = new KhProtocol(io);
   let found = false;
   let pages = 0;
-  const progress = new Progress(io, settings.progress);
+  const progress = run.progress;
   const searched = (e: CrawlEvent): void => {
     if (e.type === 'match') found = true;
     if (e.type !== 'response' || e.error !== undefined || REDIRECT_STATUSES.has(e.status)) return;
@@ -147,18 +74,7 @@ async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings
     if (e.type === 'failed' && e.error !== undefined) protocol.failed(parseHttpUrl(e.url), e.error);
     else if (e.type === 'disallowed') io.stderr(`KeywordHunter: robots.txt disallows ${e.url}; not fetching it\n`);
   };
-  const onEvent = fanOut((e) => protocol.consume(e), [...listeners, searched, notes]);
-
-  // The spec's search: a 200 page is saved and searched; one holding the keyword stops the crawl, any other is scanned.
-  const policy: PagePolicy = {
-    resolveLink: resolve,
-    inScope: anyScope,
-    verdict: ({ response }) => {
-      const d = decision.of(response);
-      return d === 'skip' ? { keep: false } : d === 'scan' ? { keep: true, scan: true } : { keep: true, scan: false, match: d };
-    },
-    failureReason: (error) => error.message,
-  };
+  const onEvent = fanOut((e) => protocol.consume(e), [...run.listeners, searched, notes]);
 
   const crawl = new Crawl({
     seed: settings.start,
@@ -167,11 +83,12 @@ async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings
     maxRedirects: settings.maxRedirects,
     maxPages: undefined,
     extractor: new HrefPatternExtractor(),
-    fetcher,
-    politeness,
+    fetcher: run.fetcher,
+    politeness: run.politeness,
     loadRobots: (origin) => robots.rulesFor(origin),
     frontier: new MemoryFrontier(),
-    policy,
+    // The spec's search: a 200 page is saved and searched; one holding the keyword stops the crawl, any other is scanned.
+    policy: keywordPolicy(settings, run.resolve),
     sink: sink ?? NO_PAGE_SINK,
     signal: io.signal,
     concurrency: settings.concurrency,
@@ -183,7 +100,7 @@ async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings
     outputRoom: io.stdoutRoom,
     onEvent,
   });
-  return withArchive(archive, io, 'KeywordHunter', async () => {
+  return run.run(async () => {
     let summary;
     try {
       summary = await crawl.run();
@@ -194,5 +111,5 @@ async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings
     if (summary.stoppedBy === 'signal') return EXIT_INTERRUPTED;
     if (!found) protocol.notFound();
     return 0;
-  }, () => client.close());
+  });
 }

@@ -50,7 +50,7 @@ function resumable(failure: unknown): unknown {
 export async function runTseCrawl(p: TseParts): Promise<number> {
   const { resume, overwrite, pageDir } = p.settings;
   // Imported here, not at the top: --help and a usage error never load better-sqlite3.
-  const { readEarlierCrawl } = await import('../frontier/sqlite-store.js');
+  const { readEarlierCrawl } = await import('../frontier/private-sqlite.js');
   // Before any request: the numbered files a new crawl would remove must be ours; an earlier crawl's state is
   // set aside until the first page is saved; the marker is written (a crawl stopped before its first page is ours).
   const start = PageDirStart.begin(pageDir, { resume, overwrite, stateFiles: [PACING_FILE, REPORT_JOURNAL], readEarlier: readEarlierCrawl });
@@ -80,7 +80,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   const archive = p.archive;
   let recorded = 0;
   // Imported here, not at the top: --help and a usage error never load better-sqlite3.
-  const { SqliteFrontier, forgetEarlierFiles } = await import('../frontier/sqlite-store.js');
+  const { SqliteFrontier, forgetEarlierFiles } = await import('../frontier/private-sqlite.js');
   const earlier = p.earlier;
   const frontier = new SqliteFrontier(pageDir, {
     seed: seed.key,

@@ -3,7 +3,8 @@
  * worker of a shared one alike: the CS50 (or JSON) log on stdout, people's
  * notes on stderr, and the seed PANIC, which replaces what would have been
  * the seed's `Failed` line (with several seeds, only when none of them can be
- * crawled: see SeedPanic). The words and reasons are in `tse.ts`, once.
+ * crawled: see SeedPanic). Its words are in output/cs50-words.ts and the
+ * pages' reasons in the policy (tse.ts), once.
  */
 import type { CrawlerError } from '../errors.js';
 import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
@@ -11,7 +12,8 @@ import type { CliIo } from '../program-io.js';
 import type { CrawlLog } from '../output/cs50-log.js';
 import { robotsUrlOf } from '../frontier/claim-store.js';
 import { encodeTarget } from '../url/request-target.js';
-import { LINK_WORDS, parsed, redirectRefusal, UNCHANGED_WORD, type SeedPanic } from './tse.js';
+import { LINK_WORDS, redirectRefusal, UNCHANGED_WORD } from '../output/cs50-words.js';
+import { parsed, type SeedPanic } from './seed-panic.js';
 
 export interface TseLogOptions {
   io: CliIo;

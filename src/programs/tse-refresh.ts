@@ -9,9 +9,9 @@
 import { basename, dirname, resolve as resolvePath } from 'node:path';
 import { CrawlerError } from '../errors.js';
 import type { RefreshSource } from '../frontier/refresh-source.js';
-import type { SqliteFrontier } from '../frontier/sqlite-store.js';
+import type { SqliteFrontier } from '../frontier/private-sqlite.js';
 import type { CliIo } from '../program-io.js';
-import type { TseSettings } from './tse.js';
+import type { TseSettings } from './tse-settings.js';
 
 /** Gone pages named in a summary (the rest are counted). */
 export const GONE_LISTED = 100;

@@ -1,21 +1,16 @@
 /**
  * Runs a TinySearch Engine crawl from checked settings: builds what both
- * kinds of run share (the HTTP client, politeness, the polite fetcher, the
- * robots.txt fetcher with its redirect rule, the log and the progress line)
- * and hands them to the private crawl or to a worker of a shared one.
+ * kinds of run share (every program's run parts, run-parts.ts, with the
+ * crawler's link resolution and back-off; the robots.txt fetcher with its
+ * redirect rule, the seed PANIC, the policy and the log) and hands them to
+ * the private crawl or to a worker of a shared one.
  * Resolves with the exit status; rejects with a CrawlerError (a PANIC, an
  * unusable directory or store).
  */
 import { resolve as resolvePath } from 'node:path';
-import { exchangeEvents } from '../engine/event-fanout.js';
-import type { CrawlEventSink } from '../engine/events.js';
 import type { TseParts } from './tse-parts.js';
-import { PoliteFetcher } from '../engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../extract/html.js';
-import { Politeness } from '../frontier/politeness.js';
-import { HttpClient } from '../http/client.js';
 import { CrawlLog } from '../output/cs50-log.js';
-import { Progress } from '../output/progress.js';
 import { reportRecorder, stopWords, type ReportRecorder } from '../report/report-recorder.js';
 import type { RefreshSource } from '../frontier/refresh-source.js';
 import { openRefresh } from './tse-refresh.js';
@@ -23,12 +18,14 @@ import { EXIT_INTERRUPTED, type CliIo } from '../program-io.js';
 import type { ReportSettings } from '../report/run-info.js';
 import { checkPageDirectory } from '../sink/tse-pagedir.js';
 import { DirLock } from '../sink/dir-lock.js';
-import { parseHttpUrl, resolveHttpUrl, type HttpUrl } from '../url/http-url.js';
-import { checkPathDepth } from '../url/limits.js';
-import { robotsRedirectRule, SeedPanic, tsePolicy, type TseSettings } from './tse.js';
+import { resolveHttpUrl } from '../url/http-url.js';
+import { SeedPanic } from './seed-panic.js';
+import { tsePolicy } from './tse.js';
+import { robotsRedirectRule } from './tse-robots-redirect.js';
+import type { TseSettings } from './tse-settings.js';
 import { runTseCrawl } from './tse-crawl.js';
 import { runTseWorker } from './tse-worker.js';
-import { startArchive, withArchive } from './archive-run.js';
+import { buildRunParts } from './run-parts.js';
 
 /**
  * Runs the crawl the settings describe, holding the lock on its
@@ -70,10 +67,10 @@ async function runLocked(settings: TseSettings, io: CliIo, reportSettings?: Repo
 }
 
 async function runWith(settings: TseSettings, io: CliIo, report: ReportRecorder | undefined, earlier: RefreshSource | undefined): Promise<number> {
-  const listeners: CrawlEventSink[] = report === undefined ? [] : [report.consume];
-  const archive = await startArchive(
-    settings.archive,
-    {
+  const run = await buildRunParts(settings, io, {
+    program: 'crawler',
+    report,
+    archiveRun: {
       robots: settings.ignoreRobots ? 'ignore' : 'obey',
       userAgent: settings.userAgent,
       resume: settings.resume,
@@ -82,33 +79,29 @@ async function runWith(settings: TseSettings, io: CliIo, report: ReportRecorder 
       captures: settings.shared === undefined,
       earlier: earlier === undefined ? undefined : { pages: earlier, archiveFiles: settings.archive?.wacz === undefined ? [] : earlier.archiveFiles() },
     },
-    listeners,
-  );
-  const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
-  const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: report?.pacingObserver });
-  const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: true });
-  const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(resolveHttpUrl(href, base, settings.maxUrlLength), settings.maxPathSegments);
+    resolveLink: resolveHttpUrl,
+    backOff: true,
+  });
   const mayFollow = robotsRedirectRule(settings.scope, io.stderr);
   // The seed PANIC hears every robots.txt answer, to name the cause when one means "disallow all".
   const seedPanic = new SeedPanic(settings.seed, 1 + (settings.moreSeeds?.length ?? 0));
   const parts: TseParts = {
     settings,
     io,
-    client,
-    politeness,
-    fetcher,
-    policy: tsePolicy(settings, resolve),
-    robotsFetch: settings.ignoreRobots ? undefined : seedPanic.watching(fetcher.robotsFetcher((h) => parseHttpUrl(h, settings.maxUrlLength), resolve, settings.maxRedirects, mayFollow)),
+    politeness: run.politeness,
+    fetcher: run.fetcher,
+    policy: tsePolicy(settings, run.resolve),
+    robotsFetch: settings.ignoreRobots ? undefined : seedPanic.watching(run.robotsFetcher(mayFollow)),
     extractor: new HtmlLinkExtractor(),
     log: new CrawlLog(io, settings.log),
-    progress: new Progress(io, settings.progress),
+    progress: run.progress,
     seedPanic,
-    listeners,
+    listeners: run.listeners,
     report,
-    archive: archive?.archive,
+    archive: run.archive,
     earlier,
   };
-  return withArchive(archive, io, 'crawler', () => (settings.shared === undefined ? runTseCrawl(parts) : reportedWorker(parts, settings.shared)), () => client.close());
+  return run.run(() => (settings.shared === undefined ? runTseCrawl(parts) : reportedWorker(parts, settings.shared)));
 }
 
 /** A worker of a shared crawl, with its report (of this worker's requests and pages), written when it ends. */

@@ -17,7 +17,7 @@ import { TsePageDirectory } from '../sink/tse-pagedir.js';
 import { EXIT_INTERRUPTED } from '../program-io.js';
 import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-parts.js';
-import type { TseSettings } from './tse.js';
+import type { TseSettings } from './tse-settings.js';
 import type { CompletingPage } from '../engine/turns.js';
 
 /**

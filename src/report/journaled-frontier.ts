@@ -7,7 +7,7 @@
  * resumed crawl's report misses none (a page done again is recorded again,
  * which the model counts once).
  */
-import type { FrontierEntry, FrontierStore, PageCompletion } from '../frontier/store.js';
+import type { FrontierEntry, FrontierStore, PageCompletion } from '../frontier/private-store.js';
 
 export class JournaledFrontier implements FrontierStore {
   constructor(

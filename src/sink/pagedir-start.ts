@@ -43,7 +43,7 @@ export interface PageDirStartOptions {
   overwrite: boolean;
   /** The crawl's state files in the directory besides the SQLite state (the pacing file, the report journal). */
   stateFiles: readonly string[];
-  /** Reads the earlier crawl's record from its state (sqlite-store.ts), undefined when there is none. */
+  /** Reads the earlier crawl's record from its state (private-sqlite.ts), undefined when there is none. */
   readEarlier: (dir: string) => EarlierCrawlRecord | undefined;
 }
 

@@ -8,7 +8,7 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryFrontier } from '../../src/frontier/memory-store.js';
+import { MemoryFrontier } from '../../src/frontier/private-memory.js';
 import type { HttpUrl } from '../../src/url/http-url.js';
 import { runCrawl } from '../helpers/crawl-run.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';

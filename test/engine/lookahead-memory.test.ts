@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Lookahead } from '../../src/engine/lookahead.js';
-import type { FrontierEntry } from '../../src/frontier/store.js';
+import type { FrontierEntry } from '../../src/frontier/private-store.js';
 import type { FetchResponse } from '../../src/http/client.js';
 import { parseHttpUrl, type HttpUrl } from '../../src/url/http-url.js';
 

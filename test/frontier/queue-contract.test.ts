@@ -14,9 +14,9 @@ import { MemoryClaimStore } from '../../src/frontier/claim-memory.js';
 import { PostgresClaimStore } from '../../src/frontier/claim-postgres.js';
 import { SqliteClaimStore } from '../../src/frontier/claim-sqlite.js';
 import type { Claim, ClaimStore } from '../../src/frontier/claim-store.js';
-import { MemoryFrontier } from '../../src/frontier/memory-store.js';
-import { SqliteFrontier } from '../../src/frontier/sqlite-store.js';
-import type { FrontierEntry, FrontierStore } from '../../src/frontier/store.js';
+import { MemoryFrontier } from '../../src/frontier/private-memory.js';
+import { SqliteFrontier } from '../../src/frontier/private-sqlite.js';
+import type { FrontierEntry, FrontierStore } from '../../src/frontier/private-store.js';
 import { freshDatabase, pgSkipReason } from '../helpers/postgres.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 

@@ -8,10 +8,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { MemoryFrontier } from '../../src/frontier/memory-store.js';
+import { MemoryFrontier } from '../../src/frontier/private-memory.js';
 import Database from 'better-sqlite3';
-import { SqliteFrontier, STATE_FILE } from '../../src/frontier/sqlite-store.js';
-import type { FrontierEntry, FrontierStore } from '../../src/frontier/store.js';
+import { SqliteFrontier, STATE_FILE } from '../../src/frontier/private-sqlite.js';
+import type { FrontierEntry, FrontierStore } from '../../src/frontier/private-store.js';
 import { isCrawlerError } from '../../src/errors.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 

@@ -8,14 +8,14 @@
  * in `pages`, `failures` and `seedDisallowed`.
  */
 import { Crawl, type CrawlSummary } from '../../src/engine/crawl.js';
-import type { AnsweredPage, PagePolicy } from '../../src/engine/visit-types.js';
+import type { AnsweredPage, PagePolicy } from '../../src/engine/page-policy.js';
 import { NO_PAGE_SINK, type PageSink } from '../../src/sink/page-sink.js';
 import type { EarlierPages } from '../../src/frontier/earlier-pages.js';
-import type { FrontierStore } from '../../src/frontier/store.js';
+import type { FrontierStore } from '../../src/frontier/private-store.js';
 import type { CrawlEvent } from '../../src/engine/events.js';
 import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
 import { HtmlLinkExtractor } from '../../src/extract/html.js';
-import { MemoryFrontier } from '../../src/frontier/memory-store.js';
+import { MemoryFrontier } from '../../src/frontier/private-memory.js';
 import { Politeness } from '../../src/frontier/politeness.js';
 import { HttpClient } from '../../src/http/client.js';
 import { CRAWLER_FAILURE_POLICY, RobotsPolicy } from '../../src/robots/policy.js';

@@ -5,7 +5,7 @@
  */
 import type { CrawlEvent } from '../../src/engine/events.js';
 import { PoliteFetcher } from '../../src/engine/polite-fetch.js';
-import type { PagePolicy } from '../../src/engine/visit-types.js';
+import type { PagePolicy } from '../../src/engine/page-policy.js';
 import { Worker } from '../../src/engine/worker.js';
 import { HtmlLinkExtractor } from '../../src/extract/html.js';
 import type { ClaimCrawlConfig, ClaimStore } from '../../src/frontier/claim-store.js';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { CrawlerError } from '../../src/errors.js';
 import { ConnectError } from '../../src/http/connect-error.js';
 import { CrawlLog } from '../../src/output/cs50-log.js';
-import { ROBOTS_HINT, SeedPanic } from '../../src/programs/tse.js';
+import { ROBOTS_HINT, SeedPanic } from '../../src/programs/seed-panic.js';
 import { tseEventLog } from '../../src/programs/tse-log.js';
 import type { RobotsFetchResult } from '../../src/robots/policy.js';
 import { parseHttpUrl } from '../../src/url/http-url.js';

@@ -11,7 +11,7 @@ import { CrawlerError } from '../../src/errors.js';
 import type { CrawlEvent } from '../../src/engine/events.js';
 import { CrawlLog, formatCs50 } from '../../src/output/cs50-log.js';
 import { tseEventLog } from '../../src/programs/tse-log.js';
-import { SeedPanic } from '../../src/programs/tse.js';
+import { SeedPanic } from '../../src/programs/seed-panic.js';
 import { parseHttpUrl } from '../../src/url/http-url.js';
 import { cs50Line } from '../helpers/cs50-log.js';
 import { recordingIo } from '../helpers/fakes.js';

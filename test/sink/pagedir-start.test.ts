@@ -1,6 +1,6 @@
 /**
  * How a private crawl takes over its pageDirectory (src/sink/pagedir-start.ts,
- * and readEarlierCrawl in src/frontier/sqlite-store.ts), in process:
+ * and readEarlierCrawl in src/frontier/private-sqlite.ts), in process:
  * - the numbered files a new crawl may remove are exactly those the earlier
  *   crawl's state records (1..its last ID, the earlier files it owned, the
  *   pages a crash left above its last ID naming URLs it knew); any other
@@ -17,8 +17,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isCrawlerError } from '../../src/errors.js';
-import { readEarlierCrawl, SqliteFrontier } from '../../src/frontier/sqlite-store.js';
-import type { FrontierEntry } from '../../src/frontier/store.js';
+import { readEarlierCrawl, SqliteFrontier } from '../../src/frontier/private-sqlite.js';
+import type { FrontierEntry } from '../../src/frontier/private-store.js';
 import { ownedPageFiles, PageDirStart, SET_ASIDE, type PageDirStartOptions } from '../../src/sink/pagedir-start.js';
 import { STATE_FILE, type EarlierCrawlRecord } from '../../src/sink/state-file.js';
 import { MARKER, MARKER_TEXT, TsePageDirectory } from '../../src/sink/tse-pagedir.js';

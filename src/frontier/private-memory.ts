@@ -1,9 +1,11 @@
 /**
- * The in-memory frontier: a Set of identity keys and a FIFO queue. Entries
- * are added at their parent's depth + 1 while pages are taken in order, so
- * FIFO order is breadth-first order. Nothing survives the process.
+ * The private crawl's in-memory frontier (a FrontierStore, private-store.ts;
+ * a shared crawl's is claim-memory.ts): a Set of identity keys and a FIFO
+ * queue. Entries are added at their parent's depth + 1 while pages are taken
+ * in order, so FIFO order is breadth-first order. Nothing survives the
+ * process.
  */
-import type { FrontierEntry, FrontierStore, PageCompletion } from './store.js';
+import type { FrontierEntry, FrontierStore, PageCompletion } from './private-store.js';
 
 export class MemoryFrontier implements FrontierStore {
   private readonly seen = new Set<string>();

@@ -1,10 +1,12 @@
 /**
- * The durable frontier: seen set, breadth-first queue and the last document
- * ID in one SQLite file inside the page directory (better-sqlite3, WAL).
- * Each page's changes are one savepoint, released by `commit(entry)` right
- * after its page file is in place; released pages are committed to disk in
- * groups, at most `commitIntervalMs` apart (100 ms by default) and on every
- * stop. A transaction per page cost far more SQLite time than a group
+ * The private crawl's durable frontier (a FrontierStore, private-store.ts;
+ * a shared crawl's SQLite store is claim-sqlite.ts): seen set, breadth-first
+ * queue and the last document ID in one SQLite file inside the page
+ * directory (better-sqlite3, WAL). Each page's changes are one savepoint,
+ * released by `commit(entry)` right after its page file is in place;
+ * released pages are committed to disk in groups, at most
+ * `commitIntervalMs` apart (100 ms by default) and on every stop. A
+ * transaction per page cost far more SQLite time than a group
  * (docs/performance.md, Group commit). After `kill -9` at any moment a resumed crawl redoes the pages
  * of the last group at most, in the same order and so under the same IDs:
  * it ends with exactly the pages of an uninterrupted crawl. A page cut
@@ -24,7 +26,7 @@ import { STATE_FILE, stateFileParts } from '../sink/state-file.js';
 import { PAGES_DDL, PagesTable, type RefreshCounts } from './pages-table.js';
 import { checkCrawl, readMeta, recordCrawl, type CrawlRecord } from './sqlite-meta.js';
 import { forgetEarlierFiles, OWNED_THROUGH, readEarlierCrawl } from './state-ownership.js';
-import type { FrontierEntry, FrontierStore, PageCompletion } from './store.js';
+import type { FrontierEntry, FrontierStore, PageCompletion } from './private-store.js';
 
 export { STATE_FILE };
 // Read by a new crawl before it replaces the state (the page directory's ownership check).
