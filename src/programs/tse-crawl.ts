@@ -119,7 +119,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     log.flush();
     progress.update(() => `crawler: ${pages.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${e.depth}`);
   };
-  const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => pages.peekId === 1 }), [...p.listeners, pageSaved]);
+  const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => pages.peekId === 1, delayMs: settings.delayMs }), [...p.listeners, pageSaved]);
 
   const crawl = new Crawl({
     seed,

@@ -21,10 +21,12 @@ export interface TseLogOptions {
   seedPanic: SeedPanic;
   /** True while no page of the crawl is saved (a failure of the seed is then a PANIC). */
   nothingSaved: () => boolean;
+  /** --delay in ms: a robots.txt Crawl-delay above it is said once a host (it makes the crawl of that host slower). */
+  delayMs?: number | undefined;
 }
 
 /** The sink of a TSE run's events. */
-export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions): CrawlEventSink {
+export function tseEventLog({ io, log, seedPanic, nothingSaved, delayMs }: TseLogOptions): CrawlEventSink {
   /**
    * Hosts whose robots.txt means "disallow all" (its status, 0 when not
    * fetched), not yet told: the note is told once a host, when a page past
@@ -90,10 +92,14 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved }: TseLogOptions)
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);
         break;
       case 'robots': {
-        // Rules that disallow all (robots.txt 5xx, or the host not reached), however this process learnt them.
-        if (e.source !== 'disallow-all' || said.has(e.origin)) break;
+        if (said.has(e.origin)) break;
         said.add(e.origin);
-        disallowAll.set(e.origin, e.status ?? 0);
+        // A Crawl-delay that slows the host down, as wget and Heritrix log it: once a host.
+        if (delayMs !== undefined && e.crawlDelay !== undefined && e.crawlDelay * 1000 > delayMs) {
+          io.stderr(`crawler: ${e.origin}: Crawl-delay ${e.crawlDelay} s from robots.txt, above --delay ${delayMs / 1000}\n`);
+        }
+        // Rules that disallow all (robots.txt 5xx, or the host not reached), however this process learnt them.
+        if (e.source === 'disallow-all') disallowAll.set(e.origin, e.status ?? 0);
         break;
       }
     }

@@ -140,6 +140,8 @@ describe('delays between request starts, at the server', { concurrency: true }, 
     assert.equal(r.code, 0, r.stderr);
     assert.equal(s.requests.length, 5);
     assertGaps(s, 0.3, 1.5);
+    // Said once for the host, as wget and Heritrix log it (spec decision "What the programs say").
+    assert.deepEqual(r.stderr.split('\n').filter((l) => l.includes('Crawl-delay')), [`crawler: ${s.origin}: Crawl-delay 0.3 s from robots.txt, above --delay 0`]);
   });
 
   test('Crawl-delay below --delay does not lower it: --delay 0.4 with Crawl-delay 0.1 keeps 0.4 s', async () => {
@@ -149,6 +151,7 @@ describe('delays between request starts, at the server', { concurrency: true }, 
     assert.equal(r.code, 0, r.stderr);
     assert.equal(s.requests.length, 4);
     assertGaps(s, 0.4, 1.6);
+    assert.doesNotMatch(r.stderr, /Crawl-delay/, 'a Crawl-delay below --delay changes nothing: nothing to say');
   });
 
   test('default delay 1 s: robots.txt and 3 pages, request starts >= 1 s apart (and < 2 s)', async () => {

@@ -210,3 +210,11 @@ test('a refresh: an unchanged page keeps its Fetched line and gets an Unchanged 
     cs50Line(2, 'Fetched', 'http://site.example/c.html'),
   ]);
 });
+
+test('a robots.txt Crawl-delay above --delay is said once a host; one at or below it, or none, says nothing', () => {
+  const rec = recordingIo();
+  const sink = tseEventLog({ io: rec.io, log: new CrawlLog(rec.io, 'cs50'), seedPanic: new SeedPanic(seed), nothingSaved: () => false, delayMs: 200 });
+  const robots = (origin: string, crawlDelay: number | undefined): CrawlEvent => ({ type: 'robots', origin, source: 'file', group: '*', rules: 1, crawlDelay });
+  for (const e of [robots('http://slow.example', 0.3), robots('http://slow.example', 0.3), robots('http://same.example', 0.2), robots('http://fast.example', 0.1), robots('http://none.example', undefined)]) sink(e);
+  assert.deepEqual(rec.stderr, ['crawler: http://slow.example: Crawl-delay 0.3 s from robots.txt, above --delay 0.2\n']);
+});
