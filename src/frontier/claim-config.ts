@@ -4,6 +4,7 @@
  * (every ClaimStore's `open` refuses a worker that differs).
  */
 import type { ClaimCrawlConfig, ClaimEntry } from './claim-store.js';
+import { count } from '../plural.js';
 
 /** The entries a crawl queues when it is created: its seed, then the seeds after it. */
 export function seedEntries(config: ClaimCrawlConfig): ClaimEntry[] {
@@ -37,7 +38,7 @@ export function configMismatch(a: ClaimCrawlConfig, b: ClaimCrawlConfig): string
   if (a.seed.key !== b.seed.key) return `it crawls ${a.seed.key}, not ${b.seed.key}`;
   if (moreSeedKeys(a) !== moreSeedKeys(b)) {
     const [m, n] = [a.moreSeeds?.length ?? 0, b.moreSeeds?.length ?? 0];
-    return `its seed list is another: ${m} seed${m === 1 ? '' : 's'} after ${a.seed.key} (--seeds), not ${n}: give every worker the same seed file`;
+    return `its seed list is another: ${count(m, 'seed')} after ${a.seed.key} (--seeds), not ${n}: give every worker the same seed file`;
   }
   if ((a.scope ?? '') !== (b.scope ?? '')) return 'its scope is another (give every worker the same --internal, --internal-domain, --any-host and --exclude)';
   if (a.maxDepth !== b.maxDepth) return `its maxDepth is ${a.maxDepth}, not ${b.maxDepth}`;

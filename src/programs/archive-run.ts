@@ -18,6 +18,7 @@ import { workerName } from '../sink/warc-names.js';
 import type { EarlierPage, EarlierPages } from '../frontier/earlier-pages.js';
 import type { CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../program-io.js';
+import { count } from '../plural.js';
 
 /** What --warc and --warc-max-size asked for. */
 export interface ArchiveSettings {
@@ -119,17 +120,17 @@ export async function finishArchive(run: RunArchive | undefined, io: CliIo, prog
   const [{ writeCdxj, writeCdxjEntries }, { writeWacz }] = await Promise.all([import('../archive/cdxj.js'), import('../archive/wacz.js')]);
   const summary = await run.archive.finish();
   const files = summary.warcPaths;
-  io.stderr(`${program}: archived ${summary.pages.length} page${summary.pages.length === 1 ? '' : 's'} in ${files.length === 1 ? files[0] : `${files.length} files, ${files[0]} to ${files[files.length - 1]}`}\n`);
+  io.stderr(`${program}: archived ${count(summary.pages.length, 'page')} in ${files.length === 1 ? files[0] : `${files.length} files, ${files[0]} to ${files[files.length - 1]}`}\n`);
   // Checked at the start: these are ours to replace. A resumed archive's earlier captures are found by reading it.
   const lines = summary.index === undefined ? await writeCdxj(files, run.outputs.cdxj, { replace: true }) : writeCdxjEntries(summary.index, run.outputs.cdxj, { replace: true });
-  io.stderr(`${program}: index of ${lines} capture${lines === 1 ? '' : 's'} in ${run.outputs.cdxj}\n`);
+  io.stderr(`${program}: index of ${count(lines, 'capture')} in ${run.outputs.cdxj}\n`);
   if (run.outputs.wacz !== undefined) {
     const pages = summary.pages.map((p) => (p.title === undefined ? { url: p.url, ts: p.ts } : { url: p.url, ts: p.ts, title: p.title }));
     const software = softwareName().replace('/', ' ');
     const earlier = run.earlierFiles;
     if (earlier.length === 0) await writeWacz({ out: run.outputs.wacz, warcPaths: files, cdxjPath: run.outputs.cdxj, pages, software, replace: true });
     else await writeRefreshWacz(run, earlier, summary, pages, software);
-    const also = earlier.length === 0 ? '' : `, with the earlier crawl's archive (${earlier.length} file${earlier.length === 1 ? '' : 's'}), whose records the unchanged pages refer to`;
+    const also = earlier.length === 0 ? '' : `, with the earlier crawl's archive (${count(earlier.length, 'file')}), whose records the unchanged pages refer to`;
     io.stderr(`${program}: package in ${run.outputs.wacz}${also} (open it in ReplayWeb.page)\n`);
   }
   return summary;

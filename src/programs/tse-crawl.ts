@@ -22,6 +22,7 @@ import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-parts.js';
 import { refreshLine, refreshSummary, type RefreshSummary } from './tse-refresh.js';
 import type { HttpUrl } from '../url/http-url.js';
+import { count } from '../plural.js';
 
 /**
  * `--write-thread auto`: the page files get a thread of their own once
@@ -112,12 +113,12 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   p.politeness.observe(pacing.observe);
   const threadWhenOverUs = { auto: WRITE_THREAD_OVER_US, on: 0, off: undefined }[settings.writeThread ?? 'auto'];
   const pages = new TsePageDirectory(pageDir, { firstId: frontier.lastDocumentId + 1, threadWhenOverUs });
-  if (frontier.resumed) io.stderr(`crawler: resuming: ${frontier.lastDocumentId} pages saved, ${frontier.pending} URLs queued\n`);
+  if (frontier.resumed) io.stderr(`crawler: resuming: ${count(frontier.lastDocumentId, 'page')} saved, ${count(frontier.pending, 'URL')} queued\n`);
   // Each page's lines are written once it is saved (its links follow with the next page's), and the progress line drawn.
   const pageSaved = (e: CrawlEvent): void => {
     if (e.type !== 'saved') return;
     log.flush();
-    progress.update(() => `crawler: ${pages.peekId - 1} pages saved, ${frontier.pending} URLs queued, depth ${e.depth}`);
+    progress.update(() => `crawler: ${count(pages.peekId - 1, 'page')} saved, ${count(frontier.pending, 'URL')} queued, depth ${e.depth}`);
   };
   const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => pages.peekId === 1, delayMs: settings.delayMs }), [...p.listeners, pageSaved]);
 
@@ -207,13 +208,13 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   if (seedPanic.panic !== undefined) throw seedPanic.panic;
   const saved = pages.peekId - 1;
   if (summary.stoppedBy === 'signal') {
-    io.stderr(`crawler: interrupted after ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}; the same command with --resume continues the crawl\n`);
+    io.stderr(`crawler: interrupted after ${count(saved, 'page')} in ${pageDir}; the same command with --resume continues the crawl\n`);
     return EXIT_INTERRUPTED;
   }
   const removed = await pages.removeStale(frontier.ownedThrough);
   if (frontier.ownedThrough > saved) forgetEarlierFiles(pageDir);
   if (removed > 0) io.stderr(`crawler: removed ${removed} page files of an earlier crawl from ${pageDir}\n`);
-  io.stderr(`crawler: saved ${saved} page${saved === 1 ? '' : 's'} in ${pageDir}\n`);
+  io.stderr(`crawler: saved ${count(saved, 'page')} in ${pageDir}\n`);
   if (refreshed !== undefined) io.stderr(refreshLine(settings.since as string, refreshed));
   return 0;
 }

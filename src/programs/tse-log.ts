@@ -14,6 +14,7 @@ import { robotsUrlOf } from '../frontier/claim-store.js';
 import { encodeTarget } from '../url/request-target.js';
 import { LINK_WORDS, redirectRefusal, UNCHANGED_WORD } from '../output/cs50-words.js';
 import { parsed, type SeedPanic } from './seed-panic.js';
+import { count } from '../plural.js';
 
 export interface TseLogOptions {
   io: CliIo;
@@ -86,7 +87,7 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved, delayMs }: TseLo
         break;
       case 'sitemap':
         for (const note of e.notes) io.stderr(`crawler: ${note}\n`);
-        if (e.url !== undefined && e.outcome !== 'not-requested') io.stderr(`crawler: sitemap ${e.url.key}: ${e.found} URL${e.found === 1 ? '' : 's'} listed, ${e.queued} queued\n`);
+        if (e.url !== undefined && e.outcome !== 'not-requested') io.stderr(`crawler: sitemap ${e.url.key}: ${count(e.found, 'URL')} listed, ${e.queued} queued\n`);
         break;
       case 'lost':
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);

@@ -12,6 +12,7 @@ import type { RefreshSource } from '../frontier/refresh-source.js';
 import type { SqliteFrontier } from '../frontier/private-sqlite.js';
 import type { CliIo } from '../program-io.js';
 import type { TseSettings } from './tse-settings.js';
+import { count } from '../plural.js';
 
 /** Gone pages named in a summary (the rest are counted). */
 export const GONE_LISTED = 100;
@@ -33,7 +34,7 @@ export async function openRefresh(settings: TseSettings, io: CliIo): Promise<Ref
     source.close();
     throw err;
   }
-  const pages = `${source.pages} page${source.pages === 1 ? '' : 's'}`;
+  const pages = `${count(source.pages, 'page')}`;
   io.stderr(`crawler: refreshing ${since} (${pages} of ${source.seed}): each is asked for with its validators, and copied from there when unchanged (304)\n`);
   const archive = settings.archive;
   if (archive?.wacz !== undefined) {

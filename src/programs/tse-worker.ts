@@ -19,6 +19,7 @@ import { tseEventLog } from './tse-log.js';
 import type { TseParts } from './tse-parts.js';
 import type { TseSettings } from './tse-settings.js';
 import type { CompletingPage } from '../engine/turns.js';
+import { count } from '../plural.js';
 
 /**
  * Connections a worker keeps to PostgreSQL at most. Each call is one short
@@ -143,14 +144,14 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   if (summary?.crawlDone === true && total === 0) seedPanic.ended();
   if (seedPanic.panic !== undefined) throw seedPanic.panic;
   if (summary === undefined) throw new CrawlerError('ERR_STATE', 'the worker ended without a summary');
-  const mine = `crawler: this worker saved ${summary.saved} page${summary.saved === 1 ? '' : 's'} in ${settings.pageDir}`;
+  const mine = `crawler: this worker saved ${count(summary.saved, 'page')} in ${settings.pageDir}`;
   if (summary.stoppedBy === 'signal') {
     io.stderr(`${mine}; interrupted (the other workers go on; run the same command to rejoin)\n`);
     return EXIT_INTERRUPTED;
   }
   // Done means no claim is out anywhere: a temporary file left here is a dead worker's.
   if (summary.crawlDone) await sink.removeTemporary();
-  io.stderr(`${mine}${summary.crawlDone ? `; the crawl is done${total === undefined ? '' : `: ${total} page${total === 1 ? '' : 's'} in all`}` : ''}\n`);
+  io.stderr(`${mine}${summary.crawlDone ? `; the crawl is done${total === undefined ? '' : `: ${count(total, 'page')} in all`}` : ''}\n`);
   return 0;
 }
 
