@@ -35,7 +35,11 @@ export class MemoryFrontier implements FrontierStore {
     return this.seen.has(key);
   }
 
+  /** Entries taken and not yet ended. */
+  private taken = 0;
+
   complete(entry: FrontierEntry, c: PageCompletion): boolean[] {
+    this.taken--;
     this.pageSeen = [];
     if (c.retry === true) {
       this.queue.push({ ...entry, attempts: (entry.attempts ?? 0) + 1 });
@@ -48,13 +52,18 @@ export class MemoryFrontier implements FrontierStore {
   release(entry: FrontierEntry): void {
     for (const key of this.pageSeen) this.seen.delete(key);
     this.pageSeen = [];
+    this.taken--;
     this.released.push(entry);
   }
 
   take(): FrontierEntry | undefined {
     const back = this.released.pop();
-    if (back !== undefined) return back;
+    if (back !== undefined) {
+      this.taken++;
+      return back;
+    }
     if (this.head >= this.queue.length) return undefined;
+    this.taken++;
     const e = this.queue[this.head];
     this.queue[this.head] = undefined; // let it be collected
     this.head++;
@@ -72,6 +81,10 @@ export class MemoryFrontier implements FrontierStore {
 
   get pending(): number {
     return this.queue.length - this.head + this.released.length;
+  }
+
+  get open(): number {
+    return this.pending + this.taken;
   }
 
   close(): void {

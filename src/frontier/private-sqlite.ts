@@ -85,6 +85,8 @@ export class SqliteFrontier implements FrontierStore {
   private buffer: Row[] = [];
   private cursor = 0;
   private pendingCount: number;
+  /** Entries taken and not yet ended (completed or released). */
+  private taken = 0;
   private lastId: number;
   /** True when the file held an earlier crawl that this one continues. */
   readonly resumed: boolean;
@@ -235,6 +237,7 @@ export class SqliteFrontier implements FrontierStore {
     const back = this.released.pop();
     if (back !== undefined) {
       this.pendingCount--;
+      this.taken++;
       return back;
     }
     if (this.buffer.length === 0) {
@@ -244,12 +247,14 @@ export class SqliteFrontier implements FrontierStore {
     const row = this.buffer.pop() as Row;
     this.cursor = row.id;
     this.pendingCount--;
+    this.taken++;
     return row.attempts === 0 ? { key: row.key, url: row.url, depth: row.depth } : { key: row.key, url: row.url, depth: row.depth, attempts: row.attempts };
   }
 
   complete(entry: FrontierEntry, c: PageCompletion): boolean[] {
     return this.guard(() => {
       this.begin();
+      this.taken--;
       let added: boolean[];
       if (c.retry === true) {
         this.stmt.retry.run(entry.key);
@@ -295,6 +300,7 @@ export class SqliteFrontier implements FrontierStore {
     this.pageKeys = [];
     this.released.push(entry);
     this.pendingCount++;
+    this.taken--;
   }
 
   /** Runs a database step; a failure (disk full, I/O error) becomes one clear ERR_STATE. */
@@ -313,6 +319,10 @@ export class SqliteFrontier implements FrontierStore {
 
   get pending(): number {
     return this.pendingCount;
+  }
+
+  get open(): number {
+    return this.pendingCount + this.taken;
   }
 
   /**

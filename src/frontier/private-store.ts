@@ -98,6 +98,8 @@ export interface FrontierStore {
   readonly lastDocumentId: number;
   /** Entries queued and not yet taken. */
   readonly pending: number;
+  /** Entries not ended yet: queued, or taken and neither completed nor released (what a crawl still has to do, for its progress line). */
+  readonly open: number;
   /** Releases resources (closes the database). */
   close(): void;
 }

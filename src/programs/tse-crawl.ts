@@ -118,7 +118,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   const pageSaved = (e: CrawlEvent): void => {
     if (e.type !== 'saved') return;
     log.flush();
-    progress.update(() => `crawler: ${count(pages.peekId - 1, 'page')} saved, ${count(frontier.pending, 'URL')} queued, depth ${e.depth}`);
+    progress.update(() => `crawler: ${count(pages.peekId - 1, 'page')} saved, ${count(frontier.open, 'URL')} queued, depth ${e.depth}`);
   };
   const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => pages.peekId === 1, delayMs: settings.delayMs }), [...p.listeners, pageSaved]);
 

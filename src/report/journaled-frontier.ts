@@ -49,6 +49,10 @@ export class JournaledFrontier implements FrontierStore {
     return this.store.pending;
   }
 
+  get open(): number {
+    return this.store.open;
+  }
+
   close(): void {
     this.store.close();
   }

@@ -39,6 +39,24 @@ for (const [name, make] of stores) {
       s.close();
     });
 
+    test('open counts what is left to do: queued, and taken until completed, retried or released (the progress line\'s "URLs queued")', () => {
+      const s = make();
+      for (const k of ['a', 'b', 'c']) s.add(e(k, 1));
+      const a = s.take() as FrontierEntry;
+      const b = s.take() as FrontierEntry;
+      assert.deepEqual([s.pending, s.open], [1, 3], 'two taken ahead are still to do');
+      s.complete(a, { links: [e('d', 2)] });
+      assert.deepEqual([s.pending, s.open], [2, 3]);
+      s.release(b);
+      assert.deepEqual([s.pending, s.open], [3, 3]);
+      const again = s.take() as FrontierEntry;
+      s.complete(again, { links: [], retry: true });
+      assert.deepEqual([s.pending, s.open], [3, 3], 'a retry is queued again');
+      while (s.take() !== undefined);
+      assert.deepEqual([s.pending, s.open], [0, 3]);
+      s.close();
+    });
+
     test('a key is queued once: duplicates return false and are not queued', () => {
       const s = make();
       assert.equal(s.add(e('a', 1)), true);
