@@ -34,6 +34,8 @@ import { buildRunParts } from './run-parts.js';
  */
 export async function runTse(settings: TseSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
   await checkPageDirectory(settings.pageDir, { overwrite: settings.overwrite });
+  // Sitemaps add links at depth 1: at maxDepth 0 there is nowhere to put them (issue 43, item 9).
+  if (settings.sitemaps === true && settings.maxDepth === 0) io.stderr('crawler: --sitemaps: maxDepth 0 crawls the seeds only; sitemaps are not read\n');
   const shared = settings.shared === undefined ? undefined : await sharedCrawlId(settings.shared.spec);
   const lock = await DirLock.acquire(settings.pageDir, { program: 'crawler', label: 'pageDirectory', code: 'ERR_PAGE_DIRECTORY', shared });
   const note = lock.takeoverNote(settings.pageDir, 'pageDirectory');

@@ -59,3 +59,13 @@ test('without --sitemaps no sitemap is requested', async (t) => {
   assert.deepEqual(readPages(dir).map((p) => p.url.slice(s.origin.length)), ['/', '/a.html']);
   assert.ok(!s.paths().some((p) => p.includes('.xml')), s.paths().join(' '));
 });
+
+test('--sitemaps at maxDepth 0: stderr says the sitemaps are not read, and none is requested', async (t) => {
+  const s = await site(t);
+  const dir = dirs.temp();
+  const r = await crawl(['--delay', '0', '--sitemaps', `${s.origin}/`, dir, '0']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /^crawler: --sitemaps: maxDepth 0 crawls the seeds only; sitemaps are not read$/m);
+  assert.deepEqual(readPages(dir).map((p) => p.url.slice(s.origin.length)), ['/']);
+  assert.ok(!s.paths().some((p) => p.includes('.xml')), s.paths().join(' '));
+});
