@@ -61,8 +61,9 @@ function enableLinearEngine(): boolean {
 }
 
 /** The quoted pattern, one line whatever it holds. */
+/** The pattern as the user typed it, in quotes: its backslashes as typed, a control character (a line break) written as an escape, so the message stays one line. */
 function quoted(source: string): string {
-  return JSON.stringify(source);
+  return `"${source.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))}"`;
 }
 
 function refuse(source: string, why: string): never {

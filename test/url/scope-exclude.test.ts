@@ -46,7 +46,8 @@ function refusal(source: string): string {
     compileExclude(source);
   } catch (err) {
     assert.ok(isCrawlerError(err, 'ERR_INVALID_OPTION'), String(err));
-    assert.ok(err.message.startsWith(`invalid --exclude ${JSON.stringify(source)}: `), err.message);
+    // As typed (its backslashes not doubled), a line break written \n.
+    assert.ok(err.message.startsWith(`invalid --exclude "${source.replace(/\n/g, '\\n')}": `), err.message);
     assert.doesNotMatch(err.message, /\n/);
     return err.message;
   }
