@@ -119,6 +119,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       pageDir,
       maxDepth,
       scope: scope.inScope,
+      leftOut: (url) => scope.leftOut(url),
       scopeKey: scope.key,
       delayMs: flags.delayMs,
       delayFactor: flags.delayFactor,

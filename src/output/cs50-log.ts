@@ -34,10 +34,15 @@ export class CrawlLog {
     private readonly mode: LogMode,
   ) {}
 
-  event(depth: number, word: string, url: string, reason?: string): void {
+  /**
+   * One line. `reason` is a Failed line's, in both formats; `why` is for
+   * --json alone (why a link is left out: the CS50 line has no room for it).
+   */
+  event(depth: number, word: string, url: string, reason?: string, why?: string): void {
     if (this.mode === 'quiet') return;
     if (this.mode === 'json') {
-      this.buffer += JSON.stringify(reason === undefined ? { event: word, depth, url } : { event: word, depth, url, reason: bareReason(reason) }) + '\n';
+      const because = reason === undefined ? why : bareReason(reason);
+      this.buffer += JSON.stringify(because === undefined ? { event: word, depth, url } : { event: word, depth, url, reason: because }) + '\n';
     } else {
       this.buffer += formatCs50(depth, word, url, reason) + '\n';
     }

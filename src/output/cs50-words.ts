@@ -7,6 +7,9 @@
  */
 import type { CrawlerError } from '../errors.js';
 import type { LinkAction } from '../engine/events.js';
+import type { HttpUrl } from '../url/http-url.js';
+import { hasNonHtmlExtension } from '../url/non-html.js';
+import type { ScopeReason } from '../url/scope.js';
 
 /** The CS50 log's word for what became of a link. */
 export const LINK_WORDS: Readonly<Record<LinkAction, string>> = {
@@ -27,4 +30,28 @@ export const UNCHANGED_WORD = 'Unchanged';
 export function redirectRefusal(action: LinkAction | 'invalid', error?: CrawlerError): string {
   if (error !== undefined) return error.message;
   return action === 'duplicate' ? 'already seen' : action === 'robots' ? 'disallowed by robots.txt' : action === 'invalid' ? 'not a crawlable URL' : 'outside the crawl';
+}
+
+/**
+ * Why a link is left out, for --json's `reason` (the CS50 word says only
+ * IgnExtrn, IgnRobots or IgnDupl): `external`, `excluded`, `too long`,
+ * `non-HTML extension`, `robots.txt`, `already seen`, `not a crawlable
+ * URL`; undefined for a link followed. `outside` is the scope's reason
+ * (CrawlScope.leftOut), when the program knows it.
+ */
+export function linkLeftOut(action: LinkAction | 'invalid', url: HttpUrl | undefined, error?: CrawlerError, outside?: (url: HttpUrl) => ScopeReason | undefined): string | undefined {
+  switch (action) {
+    case 'follow':
+      return undefined;
+    case 'duplicate':
+      return 'already seen';
+    case 'robots':
+      return 'robots.txt';
+    case 'invalid':
+      return error?.code === 'ERR_URL_TOO_LONG' ? 'too long' : 'not a crawlable URL';
+    case 'external': {
+      if (url === undefined) return 'external';
+      return outside?.(url) ?? (hasNonHtmlExtension(url.path) ? 'non-HTML extension' : 'external');
+    }
+  }
 }

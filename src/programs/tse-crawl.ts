@@ -120,7 +120,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     log.flush();
     progress.update(() => `crawler: ${count(pages.peekId - 1, 'page')} saved, ${count(frontier.open, 'URL')} queued, depth ${e.depth}`);
   };
-  const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => pages.peekId === 1, delayMs: settings.delayMs }), [...p.listeners, pageSaved]);
+  const onEvent = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => pages.peekId === 1, delayMs: settings.delayMs, leftOut: settings.leftOut }), [...p.listeners, pageSaved]);
 
   const crawl = new Crawl({
     seed,

@@ -11,8 +11,10 @@ import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
 import type { CliIo } from '../program-io.js';
 import type { CrawlLog } from '../output/cs50-log.js';
 import { robotsUrlOf } from '../frontier/claim-store.js';
+import type { HttpUrl } from '../url/http-url.js';
 import { encodeTarget } from '../url/request-target.js';
-import { LINK_WORDS, redirectRefusal, UNCHANGED_WORD } from '../output/cs50-words.js';
+import type { ScopeReason } from '../url/scope.js';
+import { LINK_WORDS, linkLeftOut, redirectRefusal, UNCHANGED_WORD } from '../output/cs50-words.js';
 import { parsed, type SeedPanic } from './seed-panic.js';
 import { count } from '../plural.js';
 
@@ -24,10 +26,12 @@ export interface TseLogOptions {
   nothingSaved: () => boolean;
   /** --delay in ms: a robots.txt Crawl-delay above it is said once a host (it makes the crawl of that host slower). */
   delayMs?: number | undefined;
+  /** Why a URL is outside the scope (CrawlScope.leftOut): --json's reason for a link left out. */
+  leftOut?: ((url: HttpUrl) => ScopeReason | undefined) | undefined;
 }
 
 /** The sink of a TSE run's events. */
-export function tseEventLog({ io, log, seedPanic, nothingSaved, delayMs }: TseLogOptions): CrawlEventSink {
+export function tseEventLog({ io, log, seedPanic, nothingSaved, delayMs, leftOut }: TseLogOptions): CrawlEventSink {
   /**
    * Hosts whose robots.txt means "disallow all" (its status, 0 when not
    * fetched), not yet told: the note is told once a host, when a page past
@@ -64,7 +68,7 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved, delayMs }: TseLo
         // target: no space, control character or line break reaches the log.
         const shown = e.url?.key ?? encodeTarget(e.raw);
         log.event(e.depth, 'Found', shown);
-        log.event(e.depth, e.action === 'invalid' ? LINK_WORDS.external : LINK_WORDS[e.action], shown);
+        log.event(e.depth, e.action === 'invalid' ? LINK_WORDS.external : LINK_WORDS[e.action], shown, undefined, linkLeftOut(e.action, e.url, e.error, leftOut));
         if (e.action === 'robots') tellDisallowAll(e.url?.origin);
         break;
       }

@@ -4,7 +4,7 @@
  */
 import type { LogMode } from '../output/cs50-log.js';
 import type { HttpUrl } from '../url/http-url.js';
-import type { Scope } from '../url/scope.js';
+import type { Scope, ScopeReason } from '../url/scope.js';
 import type { RunSettings } from './run-settings.js';
 
 export const CRAWLER_USER_AGENT = 'polite-crawler/0.1 (TinySearch Engine crawler)';
@@ -18,6 +18,8 @@ export interface TseSettings extends RunSettings {
   pageDir: string;
   maxDepth: number;
   scope: Scope;
+  /** Why a URL is outside the scope (CrawlScope.leftOut), for --json's reasons; absent: every URL out of scope is 'external'. */
+  leftOut?: ((url: HttpUrl) => ScopeReason | undefined) | undefined;
   /** The scope as text (CrawlScope.key): what the workers of a shared crawl must agree on ('' or absent: the seeds' origins). */
   scopeKey?: string | undefined;
   userAgent: string;

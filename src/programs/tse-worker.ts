@@ -84,7 +84,7 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   };
   const archive = p.archive;
   // Every page of a shared crawl at depth 0 is the seed or its redirect target, fetched before anything is saved.
-  const toLog = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => true, delayMs: settings.delayMs }), p.listeners);
+  const toLog = fanOut(tseEventLog({ io, log, seedPanic, nothingSaved: () => true, delayMs: settings.delayMs, leftOut: settings.leftOut }), p.listeners);
   // A claim's events come in one synchronous run once it is completed: its lines are written in one go after it.
   let flushing = false;
   const onEvent = (e: CrawlEvent): void => {

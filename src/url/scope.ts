@@ -73,11 +73,16 @@ export interface ScopeFlags {
   maxUrlLength?: number | undefined;
 }
 
+/** Why a URL is outside the crawl: not included by the scope, excluded by --exclude, or too long to match against it. */
+export type ScopeReason = 'external' | 'excluded' | 'too long';
+
 /** A crawl's scope, with what the command line needs to explain it. */
 export interface CrawlScope {
   readonly inScope: Scope;
   /** Why `url` is outside the crawl, in words ("not inside --internal-domain example.org"); undefined when inside. */
   outside(url: HttpUrl): string | undefined;
+  /** The same as a reason for machines (--json, the report): undefined when inside. */
+  leftOut(url: HttpUrl): ScopeReason | undefined;
   /**
    * The scope as text that is the same for the same flags in any order and
    * repetition, and differs when they differ: what workers of a shared crawl
@@ -128,6 +133,11 @@ export function crawlScope(flags: ScopeFlags): CrawlScope {
       if (excludes.length > 0 && url.key.length > maxKey) return `longer than ${maxKey} characters once percent-encoded, too long to match against --exclude (--max-url-length)`;
       const pattern = excludedBy(excludes, url);
       return pattern === undefined ? undefined : `excluded by --exclude ${JSON.stringify(pattern)}`;
+    },
+    leftOut(url) {
+      if (!included(url)) return 'external';
+      if (excludes.length > 0 && url.key.length > maxKey) return 'too long';
+      return excludedBy(excludes, url) === undefined ? undefined : 'excluded';
     },
     key: parts.length === 0 ? '' : JSON.stringify([...new Set(parts)].sort()),
   };

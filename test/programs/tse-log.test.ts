@@ -218,3 +218,41 @@ test('a robots.txt Crawl-delay above --delay is said once a host; one at or belo
   for (const e of [robots('http://slow.example', 0.3), robots('http://slow.example', 0.3), robots('http://same.example', 0.2), robots('http://fast.example', 0.1), robots('http://none.example', undefined)]) sink(e);
   assert.deepEqual(rec.stderr, ['crawler: http://slow.example: Crawl-delay 0.3 s from robots.txt, above --delay 0.2\n']);
 });
+
+test('--json gives every link left out its reason (external, excluded, too long, non-HTML extension, robots.txt, already seen, not a crawlable URL); the CS50 lines stay as they were', () => {
+  const links: CrawlEvent[] = [
+    { type: 'link', depth: 0, raw: '/a.html', url: url('/a.html'), action: 'follow' },
+    { type: 'link', depth: 0, raw: 'http://other.example/', url: parseHttpUrl('http://other.example/'), action: 'external' },
+    { type: 'link', depth: 0, raw: '/genindex.html', url: url('/genindex.html'), action: 'external' },
+    { type: 'link', depth: 0, raw: '/long', url: url('/long'), action: 'external' },
+    { type: 'link', depth: 0, raw: '/pic.png', url: url('/pic.png'), action: 'external' },
+    { type: 'link', depth: 0, raw: '/private/', url: url('/private/'), action: 'robots' },
+    { type: 'link', depth: 0, raw: '/a.html', url: url('/a.html'), action: 'duplicate' },
+    { type: 'link', depth: 0, raw: 'ftp://x/', url: undefined, action: 'invalid' },
+    { type: 'link', depth: 0, raw: '/x', url: undefined, action: 'invalid', error: new CrawlerError('ERR_URL_TOO_LONG', 'URL longer than 10 characters') },
+  ];
+  const leftOut = (u: ReturnType<typeof parseHttpUrl>) => (u.hostname !== 'site.example' ? 'external' : u.path.includes('genindex') ? 'excluded' : u.path === '/long' ? 'too long' : undefined);
+  const run = (mode: 'json' | 'cs50') => {
+    const rec = recordingIo();
+    const log = new CrawlLog(rec.io, mode);
+    const sink = tseEventLog({ io: rec.io, log, seedPanic: new SeedPanic(seed), nothingSaved: () => false, leftOut });
+    for (const e of links) sink(e);
+    log.flush();
+    return rec.out().split('\n').filter((l) => l !== '');
+  };
+  const json = run('json').map((l) => JSON.parse(l) as { event: string; reason?: string }).filter((l) => l.event !== 'Found');
+  assert.deepEqual(json.map((l) => `${l.event} ${l.reason ?? '-'}`), [
+    'Added -',
+    'IgnExtrn external',
+    'IgnExtrn excluded',
+    'IgnExtrn too long',
+    'IgnExtrn non-HTML extension',
+    'IgnRobots robots.txt',
+    'IgnDupl already seen',
+    'IgnExtrn not a crawlable URL',
+    'IgnExtrn too long',
+  ]);
+  const cs50 = run('cs50').filter((l) => !l.includes('Found:'));
+  assert.equal(cs50[2], cs50Line(0, 'IgnExtrn', 'http://site.example/genindex.html'), 'the CS50 line has no reason: its format has no room');
+  assert.ok(cs50.every((l) => !l.includes('(')), cs50.join('\n'));
+});

@@ -65,6 +65,14 @@ test('outside() says why in the flags\' words; undefined for a URL inside', () =
   assert.equal(crawlScope({ seeds: [SEED] }).outside(u('http://c.test/')), 'not on the origin of a seed');
 });
 
+test('leftOut() gives the same answer as a reason for machines: external, excluded, too long; undefined inside', () => {
+  const scope = crawlScope({ seeds: [SEED], internal: ['http://a.test:8080/docs/'], domains: ['b.test'], exclude: ['/old/'], maxUrlLength: 100 });
+  assert.equal(scope.leftOut(u('http://a.test:8080/docs/x')), undefined);
+  assert.equal(scope.leftOut(u('http://c.test/')), 'external');
+  assert.equal(scope.leftOut(u('http://w.b.test/old/')), 'excluded');
+  assert.equal(scope.leftOut(parseHttpUrl('http://a.test:8080/docs/' + '\u20ac'.repeat(12))), 'too long');
+});
+
 test('key: the same for the same flags in any order or repetition, different for a different scope, empty by default', () => {
   const a = crawlScope({ seeds: [SEED], internal: ['http://a.test:8080'], domains: ['B.test', 'c.test'], exclude: ['x', 'y'] }).key;
   const b = crawlScope({ seeds: [u('http://z.test/')], internal: ['HTTP://A.TEST:8080/'], domains: ['c.test', 'b.test', 'c.test'], exclude: ['y', 'x'] }).key;
