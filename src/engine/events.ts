@@ -42,7 +42,7 @@ export type CrawlEvent =
    * listed and how many of them were queued, and notes for people (limits,
    * failures). `url` undefined: a note about the sitemaps a robots.txt names.
    */
-  | { type: 'sitemap'; url: HttpUrl | undefined; index: HttpUrl | undefined; status: number | undefined; outcome: SitemapOutcome; found: number; queued: number; notes: readonly string[] }
+  | { type: 'sitemap'; url: HttpUrl | undefined; index: HttpUrl | undefined; status: number | undefined; outcome: SitemapOutcome; found: number; queued: number; dropped?: SitemapDropped | undefined; notes: readonly string[] }
   /** KeywordHunter found the keyword on a page: the line holding it, as sent (without its line end). */
   | { type: 'match'; url: HttpUrl; depth: number; line: Buffer };
 
@@ -75,4 +75,11 @@ export function hostEvents(sink: CrawlEventSink): (origin: string, pacing: { int
     const at = epochNow();
     sink({ type: 'host', origin, at, intervalMs, pausedUntil: pauseMs > 0 ? at + pauseMs : undefined, failures });
   };
+}
+
+/** A sitemap's URLs not queued, by cause: out of the crawl's scope, disallowed by robots.txt, already known (queued or seen before). */
+export interface SitemapDropped {
+  outside: number;
+  disallowed: number;
+  known: number;
 }

@@ -78,14 +78,20 @@ export class SitemapLinks {
         this.o.robotsConcurrency,
       );
       const links: ClaimEntry[] = [];
+      let disallowed = 0;
       for (const url of pages) {
-        if ((classifier.now(url) ?? (await classifier.classify(url))) !== 'follow' || taken.has(url.key)) continue;
+        const action = classifier.now(url) ?? (await classifier.classify(url));
+        if (action === 'robots') disallowed++;
+        if (action !== 'follow' || taken.has(url.key)) continue;
         taken.add(url.key);
         links.push({ key: url.key, url: url.href, depth, origin: url.origin });
       }
       const added = links.length === 0 ? [] : await queue(links);
       const queued = added.filter((a) => a).length;
-      onEvent({ type: 'sitemap', url: file.url, index: file.index, status: file.status, outcome: file.outcome, found: file.pages.length, queued, notes: file.notes });
+      // What was not queued, by cause: out of the crawl's scope, disallowed by robots.txt, already known (the rest).
+      const outside = file.pages.filter((url) => classifier.now(url) === 'external').length;
+      const dropped = { outside, disallowed, known: file.pages.length - queued - outside - disallowed };
+      onEvent({ type: 'sitemap', url: file.url, index: file.index, status: file.status, outcome: file.outcome, found: file.pages.length, queued, dropped, notes: file.notes });
     }
   }
 

@@ -7,7 +7,7 @@
  * pages' reasons in the policy (tse.ts), once.
  */
 import type { CrawlerError } from '../errors.js';
-import type { CrawlEvent, CrawlEventSink } from '../engine/events.js';
+import type { CrawlEvent, CrawlEventSink, SitemapDropped } from '../engine/events.js';
 import type { CliIo } from '../program-io.js';
 import type { CrawlLog } from '../output/cs50-log.js';
 import { robotsUrlOf } from '../frontier/claim-store.js';
@@ -91,7 +91,7 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved, delayMs, leftOut
         break;
       case 'sitemap':
         for (const note of e.notes) io.stderr(`crawler: ${note}\n`);
-        if (e.url !== undefined && e.outcome !== 'not-requested') io.stderr(`crawler: sitemap ${e.url.key}: ${count(e.found, 'URL')} listed, ${e.queued} queued\n`);
+        if (e.url !== undefined && e.outcome !== 'not-requested') io.stderr(`crawler: sitemap ${e.url.key}: ${count(e.found, 'URL')} listed, ${e.queued} queued${droppedWords(e.dropped)}\n`);
         break;
       case 'lost':
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);
@@ -109,4 +109,11 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved, delayMs, leftOut
       }
     }
   };
+}
+
+/** A sitemap's URLs not queued, in words after its counts: "; 2 out of scope, 1 disallowed by robots.txt, 3 already known" ('' for none). */
+function droppedWords(d: SitemapDropped | undefined): string {
+  if (d === undefined) return '';
+  const parts = [d.outside > 0 ? `${d.outside} out of scope` : '', d.disallowed > 0 ? `${d.disallowed} disallowed by robots.txt` : '', d.known > 0 ? `${d.known} already known` : ''].filter((p) => p !== '');
+  return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
 }

@@ -46,7 +46,7 @@ test('--sitemaps: a page only the sitemap names is saved at depth 1 after the se
   );
   const fetched = parseLog(r.stdout).filter((l) => l.word === 'Fetched').map((l) => l.url.slice(s.origin.length));
   assert.deepEqual(fetched, ['/', '/a.html', '/hidden.html', '/deeper.html']);
-  assert.match(r.stderr, new RegExp(`^crawler: sitemap ${s.origin}/pages\\.xml\\.gz: 2 URLs listed, 1 queued$`, 'm'));
+  assert.match(r.stderr, new RegExp(`^crawler: sitemap ${s.origin}/pages\\.xml\\.gz: 2 URLs listed, 1 queued; 1 already known$`, 'm'));
   assert.match(r.stderr, new RegExp(`^crawler: sitemap ${s.origin}/broken\\.xml: .*line`, 'm'));
   assert.doesNotMatch(r.stderr, /internal error|\n\s+at /);
 });

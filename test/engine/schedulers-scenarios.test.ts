@@ -151,7 +151,7 @@ scenarioTable([
       'saved 1 H/b.html #3',
       'scanning 1 H/b.html',
     ],
-    notes: ['crawler: sitemap H/sm.xml: 4 URLs listed, 1 queued'],
+    notes: ['crawler: sitemap H/sm.xml: 4 URLs listed, 1 queued; 1 out of scope, 1 disallowed by robots.txt, 1 already known'],
   },
   {
     name: 'a seed robots.txt disallows: told once, nothing requested but robots.txt',
