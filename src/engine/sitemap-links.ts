@@ -72,7 +72,13 @@ export class SitemapLinks {
     for await (const file of readSitemaps(sources.urls, { fetch: (url) => this.fetch(url), limits: this.o.limits, maxUrlLength: this.o.maxUrlLength })) {
       if (this.o.signal.aborted) break;
       // The robots.txt of every host the file names, fetched at once; then each URL judged in file order.
-      const pages = file.pages.filter((url) => classifier.now(url) !== 'external' && !taken.has(url.key));
+      // Out of the crawl's scope, counted for the sitemap's line; the rest judged below.
+      let outside = 0;
+      const pages = file.pages.filter((url) => {
+        if (classifier.now(url) !== 'external') return !taken.has(url.key);
+        outside++;
+        return false;
+      });
       await robots.learnAll(
         pages.filter((url) => robots.allowsNow(url) === undefined).map((url) => url.origin),
         this.o.robotsConcurrency,
@@ -89,7 +95,6 @@ export class SitemapLinks {
       const added = links.length === 0 ? [] : await queue(links);
       const queued = added.filter((a) => a).length;
       // What was not queued, by cause: out of the crawl's scope, disallowed by robots.txt, already known (the rest).
-      const outside = file.pages.filter((url) => classifier.now(url) === 'external').length;
       const dropped = { outside, disallowed, known: file.pages.length - queued - outside - disallowed };
       onEvent({ type: 'sitemap', url: file.url, index: file.index, status: file.status, outcome: file.outcome, found: file.pages.length, queued, dropped, notes: file.notes });
     }

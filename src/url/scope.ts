@@ -126,19 +126,23 @@ export function crawlScope(flags: ScopeFlags): CrawlScope {
   const inclusion = [...prefixes.map((p) => `--internal ${p.text}`), ...domains.map((d) => `--internal-domain ${d.text}`)].join(' or ');
   const parts = given ? [...keys.map((k) => `internal ${k}`), ...domainList.map((d) => `domain ${d.name}`), ...(anyHost ? ['any host'] : [])] : [];
   parts.push(...excludes.map((e) => `exclude ${e.source}`));
+  /** Why `url` is outside, decided once for both the words and the reason (with the --exclude pattern that matched). */
+  const why = (url: HttpUrl): { reason: ScopeReason; pattern?: string } | undefined => {
+    if (!included(url)) return { reason: 'external' };
+    if (excludes.length > 0 && url.key.length > maxKey) return { reason: 'too long' };
+    const pattern = excludedBy(excludes, url);
+    return pattern === undefined ? undefined : { reason: 'excluded', pattern };
+  };
   return {
     inScope,
     outside(url) {
-      if (!included(url)) return given ? `not inside ${inclusion}` : 'not on the origin of a seed';
-      if (excludes.length > 0 && url.key.length > maxKey) return `longer than ${maxKey} characters once percent-encoded, too long to match against --exclude (--max-url-length)`;
-      const pattern = excludedBy(excludes, url);
-      return pattern === undefined ? undefined : `excluded by --exclude ${JSON.stringify(pattern)}`;
+      const w = why(url);
+      if (w === undefined) return undefined;
+      if (w.reason === 'external') return given ? `not inside ${inclusion}` : 'not on the origin of a seed';
+      if (w.reason === 'too long') return `longer than ${maxKey} characters once percent-encoded, too long to match against --exclude (--max-url-length)`;
+      return `excluded by --exclude ${JSON.stringify(w.pattern)}`;
     },
-    leftOut(url) {
-      if (!included(url)) return 'external';
-      if (excludes.length > 0 && url.key.length > maxKey) return 'too long';
-      return excludedBy(excludes, url) === undefined ? undefined : 'excluded';
-    },
+    leftOut: (url) => why(url)?.reason,
     key: parts.length === 0 ? '' : JSON.stringify([...new Set(parts)].sort()),
   };
 }
