@@ -24,6 +24,7 @@ import type { CdxjEntry } from './cdxj-line.js';
 import { sha1Digest } from './digest.js';
 import { exchangeInput, type Capture, type NotModified } from './exchange-records.js';
 import { finalHead } from './recorded-payload.js';
+import { pageTitle } from './page-title.js';
 import { RecordThread } from './record-thread-client.js';
 import { warcDate, warcFieldsText } from './warc-record.js';
 import type { CrawlDescription } from './warcinfo.js';
@@ -78,6 +79,8 @@ export interface CrawlArchiveOptions extends CrawlDescription {
    * earlier copy when the earlier crawl kept no archive).
    */
   earlier?: (EarlierPages & { bodySync(page: EarlierPage): Buffer }) | undefined;
+  /** A resumed archive: the pages its earlier runs listed, listed first (its page list and "archived N" count the whole file). */
+  listed?: readonly ArchivedPage[] | undefined;
 }
 
 interface PageState {
@@ -114,20 +117,6 @@ function remember<V>(map: Map<string, V>, key: string, value: V, max: number): v
   map.delete(key);
   map.set(key, value);
   if (map.size > max) map.delete(map.keys().next().value as string);
-}
-
-/** The HTML title in the first 64 KiB, whitespace collapsed; undefined when there is none. Decodes only the title's bytes. */
-export function pageTitle(payload: Buffer): string | undefined {
-  const head = payload.subarray(0, 65536);
-  let at = head.indexOf('<title');
-  if (at === -1) at = head.indexOf('<TITLE');
-  if (at === -1) at = head.indexOf('<Title');
-  if (at === -1) return undefined;
-  const open = head.indexOf('>', at);
-  const end = open === -1 ? -1 : head.indexOf('</', open);
-  if (end === -1) return undefined;
-  const title = head.toString('utf8', open + 1, end).replace(/\s+/g, ' ').trim();
-  return title === '' ? undefined : title;
 }
 
 /** Bytes of a payload read for its title. */
@@ -252,7 +241,7 @@ export class CrawlArchive {
       const text = await title;
       return text === undefined ? page : { ...page, title: text };
     }));
-    return { warcPaths: written.files, pages, index: written.index };
+    return { warcPaths: written.files, pages: [...(this.o.listed ?? []), ...pages], index: written.index };
   }
 
   private drain(): void {

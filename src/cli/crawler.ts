@@ -142,6 +142,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
       archive: archive === undefined ? undefined : { ...archive, commandLine: ['crawler', ...argv] },
       writeThread,
       since: flags.since,
+      commandLine: ['crawler', ...argv],
     },
     io,
     report,

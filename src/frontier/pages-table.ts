@@ -111,6 +111,12 @@ export class PagesReader {
     return this.db.prepare('SELECT count(*) FROM pages').pluck().get() as number;
   }
 
+  /** The pages saved up to ID `lastId` (committed) that have an archive capture, in ID order. */
+  *captured(lastId: number): Generator<{ id: number; key: string; date: string }> {
+    const rows = this.db.prepare('SELECT id, key, warc_date AS date FROM pages WHERE id <= ? AND warc_uri IS NOT NULL AND warc_date IS NOT NULL ORDER BY id');
+    for (const row of rows.iterate(lastId)) yield row as { id: number; key: string; date: string };
+  }
+
   /** Every page saved, in ID order. */
   *all(): Generator<{ id: number; key: string }> {
     for (const row of this.db.prepare('SELECT id, key FROM pages ORDER BY id').iterate()) yield row as { id: number; key: string };

@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { CrawlerError } from '../errors.js';
+import { META_OUTPUTS, type CrawlOutputs } from './crawl-outputs.js';
 import { MORE_SEEDS, OWNED_THROUGH } from './state-ownership.js';
 
 /**
@@ -43,6 +44,8 @@ export interface CrawlRecord extends CrawlIdentity {
    * this crawl packages too (meta `earlierArchives`, JSON).
    */
   earlierArchives?: readonly string[] | undefined;
+  /** The files the crawl writes besides its pages, which a --resume continues (meta `outputs`). */
+  outputs?: CrawlOutputs | undefined;
 }
 
 /** The meta keys of CrawlIdentity.since, CrawlRecord.archive and .earlierArchives. */
@@ -92,5 +95,6 @@ export function recordCrawl(db: Database.Database, options: CrawlRecord): void {
     if (options.since !== undefined) put.run(META_SINCE, options.since);
     if (options.archive !== undefined) put.run(META_ARCHIVE, options.archive);
     if (options.earlierArchives !== undefined && options.earlierArchives.length > 0) put.run(META_EARLIER_ARCHIVES, JSON.stringify(options.earlierArchives));
+    put.run(META_OUTPUTS, JSON.stringify(options.outputs ?? {}));
   })();
 }

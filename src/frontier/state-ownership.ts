@@ -26,18 +26,8 @@ export const MORE_SEEDS = 'moreSeeds';
  * write-ahead log into the file, so that the file alone is the state.
  */
 export function readEarlierCrawl(dir: string): EarlierCrawlRecord | undefined {
-  const path = join(dir, STATE_FILE);
-  try {
-    if (!lstatSync(path).isFile()) return undefined;
-  } catch {
-    return undefined;
-  }
-  let db: Database.Database;
-  try {
-    db = openDatabase(path, { fileMustExist: true });
-  } catch {
-    return undefined;
-  }
+  const db = openStateIfAny(dir);
+  if (db === undefined) return undefined;
   try {
     const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
     const num = (key: string): number => {
@@ -64,6 +54,17 @@ export function readEarlierCrawl(dir: string): EarlierCrawlRecord | undefined {
     };
   } catch {
     db.close();
+    return undefined;
+  }
+}
+
+/** The crawl state in `dir`, opened as it is; undefined when there is none, or none that opens (a link, a damaged file). */
+export function openStateIfAny(dir: string): Database.Database | undefined {
+  const path = join(dir, STATE_FILE);
+  try {
+    if (!lstatSync(path).isFile()) return undefined;
+    return openDatabase(path, { fileMustExist: true });
+  } catch {
     return undefined;
   }
 }

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { softwareName } from '../archive/software.js';
 import { CrawlerError } from '../errors.js';
-import type { CrawlArchive, ArchiveSummary } from '../archive/crawl-archive.js';
+import type { ArchivedPage, CrawlArchive, ArchiveSummary } from '../archive/crawl-archive.js';
 import { checkOutputDirectory } from '../output-path.js';
 import { workerName } from '../sink/warc-names.js';
 import type { EarlierPage, EarlierPages } from '../frontier/earlier-pages.js';
@@ -46,6 +46,8 @@ export interface ArchiveRun {
    * revisits replay (none when it kept no archive).
    */
   earlier?: { pages: EarlierPages & { bodySync(page: EarlierPage): Buffer }; archiveFiles: readonly string[] } | undefined;
+  /** A resumed archive: the pages its earlier runs listed (tse-resume-outputs.ts). */
+  listed?: readonly ArchivedPage[] | undefined;
 }
 
 /** A worker's tag in its files' names: unique among the workers of one machine and of several. */
@@ -102,6 +104,7 @@ export async function startArchive(settings: ArchiveSettings | undefined, run: A
     commandLine: settings.commandLine,
     captures: run.captures === true,
     earlier: run.earlier?.pages,
+    listed: run.listed,
   });
   listeners.push(archive.consume);
   return { archive, outputs, earlierFiles: run.earlier?.archiveFiles ?? [] };

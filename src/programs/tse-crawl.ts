@@ -23,6 +23,7 @@ import type { TseParts } from './tse-parts.js';
 import { refreshLine, refreshSummary, type RefreshSummary } from './tse-refresh.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { count } from '../plural.js';
+import { outputsOf } from './tse-resume-outputs.js';
 
 /**
  * `--write-thread auto`: the page files get a thread of their own once
@@ -91,6 +92,8 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     resume: settings.resume,
     ownedThrough: start.ownedThrough,
     archive: settings.archive === undefined ? undefined : resolvePath(settings.archive.path),
+    // What a --resume continues (tse-resume-outputs.ts).
+    outputs: outputsOf(settings.archive, p.report?.file),
     // Its unchanged pages name the earlier crawls' records: a refresh of this crawl packages their archives too.
     earlierArchives: earlier?.archivePaths,
     // Asked only as pages complete, once `pages` (whose first ID comes from the frontier) is made.

@@ -26,6 +26,8 @@ import type { TseSettings } from './tse-settings.js';
 import { runTseCrawl } from './tse-crawl.js';
 import { runTseWorker } from './tse-worker.js';
 import { buildRunParts } from './run-parts.js';
+import { resumedOutputs } from './tse-resume-outputs.js';
+import type { ArchivedPage } from '../archive/crawl-archive.js';
 
 /**
  * Runs the crawl the settings describe, holding the lock on its
@@ -58,17 +60,33 @@ async function sharedCrawlId(spec: string): Promise<string> {
   return createHash('sha256').update(sqlite === null ? spec : `sqlite:${resolvePath(sqlite[1] as string)}`).digest('hex').slice(0, 32);
 }
 
-async function runLocked(settings: TseSettings, io: CliIo, reportSettings?: ReportSettings): Promise<number> {
+async function runLocked(given: TseSettings, io: CliIo, givenReport?: ReportSettings): Promise<number> {
+  let settings = given;
+  let reportSettings = givenReport;
+  let listed: ArchivedPage[] | undefined;
+  if (given.resume && given.shared === undefined) {
+    // Before any request: a resume writes to the files the crawl was started with (issue 43, items 1 and 2).
+    const { readRecordedOutputs } = await import('../frontier/crawl-outputs.js');
+    const state = readRecordedOutputs(given.pageDir);
+    try {
+      const outputs = resumedOutputs(state, { archive: given.archive, report: givenReport, pageDir: given.pageDir, commandLine: given.commandLine ?? ['crawler'] }, (line) => io.stderr(`crawler: ${line}\n`));
+      settings = { ...given, archive: outputs.archive };
+      reportSettings = outputs.report;
+      listed = outputs.listed;
+    } finally {
+      state?.close();
+    }
+  }
   const report = reportRecorder(reportSettings, { program: 'crawler', delayMs: settings.delayMs, pageDir: settings.pageDir, ...(settings.since === undefined ? {} : { since: settings.since }) });
   const earlier = settings.since === undefined ? undefined : await openRefresh(settings, io);
   try {
-    return await runWith(settings, io, report, earlier);
+    return await runWith(settings, io, report, earlier, listed);
   } finally {
     earlier?.close();
   }
 }
 
-async function runWith(settings: TseSettings, io: CliIo, report: ReportRecorder | undefined, earlier: RefreshSource | undefined): Promise<number> {
+async function runWith(settings: TseSettings, io: CliIo, report: ReportRecorder | undefined, earlier: RefreshSource | undefined, listed: ArchivedPage[] | undefined): Promise<number> {
   const run = await buildRunParts(settings, io, {
     program: 'crawler',
     report,
@@ -80,6 +98,7 @@ async function runWith(settings: TseSettings, io: CliIo, report: ReportRecorder 
       // A private crawl's state keeps each page's capture, for a later refresh's revisits.
       captures: settings.shared === undefined,
       earlier: earlier === undefined ? undefined : { pages: earlier, archiveFiles: settings.archive?.wacz === undefined ? [] : earlier.archiveFiles() },
+      listed,
     },
     resolveLink: resolveHttpUrl,
     backOff: true,

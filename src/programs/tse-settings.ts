@@ -38,6 +38,8 @@ export interface TseSettings extends RunSettings {
   writeThread?: WriteThread;
   /** --sitemaps: the seed host's sitemaps add links at depth 1. */
   sitemaps?: boolean;
+  /** The program's name and arguments as given (the archive's warcinfo and the report name them). */
+  commandLine?: readonly string[];
 }
 
 /** --write-thread: on a slow disk (auto), from the 51st page (on), or never (off). */

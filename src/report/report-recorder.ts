@@ -57,6 +57,11 @@ export class ReportRecorder {
 
   constructor(private readonly o: ReportRecorderOptions) {}
 
+  /** The report file. */
+  get file(): string {
+    return this.o.file;
+  }
+
   /** Politeness's observer: each change of a host's pacing becomes a `host` event of the report. */
   get pacingObserver(): PacingObserver {
     return hostEvents(this.consume);
