@@ -38,7 +38,8 @@ export function validatorsOf(response: FetchResponse): Pick<SavedPage, 'etag' | 
 /** What a saved page was to the earlier crawl: `earlier` its page there (if any), `unchanged` when the answer was a 304 to it. */
 export function refreshed(earlier: EarlierPage | undefined, unchanged: EarlierPage | undefined, body: Buffer): Refreshed {
   if (earlier === undefined) return { state: 'new' };
-  return unchanged === undefined ? { state: 'changed', earlierId: earlier.id } : { state: 'unchanged', earlierId: earlier.id, sparedBytes: body.length };
+  // What the server did not send again: the earlier answer's body as it travelled (compressed, with --compressed).
+  return unchanged === undefined ? { state: 'changed', earlierId: earlier.id } : { state: 'unchanged', earlierId: earlier.id, sparedBytes: unchanged.wireBytes ?? body.length };
 }
 
 /**
@@ -54,6 +55,6 @@ export function savedPage(url: HttpUrl, response: FetchResponse, unchanged: Earl
     refresh === undefined || refresh.state === 'new'
       ? {}
       : { earlierId: refresh.earlierId, ...(refresh.state === 'unchanged' ? { sparedBytes: refresh.sparedBytes } : {}) };
-  if (unchanged === undefined) return { key: url.key, etag, lastModified, capture: undefined, ...was };
-  return { key: url.key, etag: etag ?? unchanged.etag, lastModified: lastModified ?? unchanged.lastModified, capture: unchanged.capture, ...was };
+  if (unchanged === undefined) return { key: url.key, etag, lastModified, capture: undefined, wireBytes: response.wireBodyBytes ?? response.body.length, ...was };
+  return { key: url.key, etag: etag ?? unchanged.etag, lastModified: lastModified ?? unchanged.lastModified, capture: unchanged.capture, ...(unchanged.wireBytes === undefined ? {} : { wireBytes: unchanged.wireBytes }), ...was };
 }

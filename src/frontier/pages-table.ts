@@ -23,7 +23,8 @@ export const PAGES_DDL = `
     warc_id TEXT,
     warc_digest TEXT,
     earlier_id INTEGER,
-    spared INTEGER
+    spared INTEGER,
+    wire_bytes INTEGER
   );
   CREATE INDEX IF NOT EXISTS pages_key ON pages (key);`;
 
@@ -41,13 +42,13 @@ export class PagesTable {
   private byKey: Database.Statement | undefined;
 
   constructor(private readonly db: Database.Database) {
-    this.insert = db.prepare('INSERT OR REPLACE INTO pages (id, key, etag, last_modified, warc_uri, warc_date, warc_id, warc_digest, earlier_id, spared) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    this.insert = db.prepare('INSERT OR REPLACE INTO pages (id, key, etag, last_modified, warc_uri, warc_date, warc_id, warc_digest, earlier_id, spared, wire_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   }
 
   /** Records page `id` (inside the caller's transaction: a page rolled back takes its row with it). */
   save(id: number, p: SavedPage): void {
     const c = p.capture;
-    this.insert.run(id, p.key, p.etag ?? null, p.lastModified ?? null, c?.uri ?? null, c?.date ?? null, c?.id ?? null, c?.digest ?? null, p.earlierId ?? null, p.sparedBytes ?? null);
+    this.insert.run(id, p.key, p.etag ?? null, p.lastModified ?? null, c?.uri ?? null, c?.date ?? null, c?.id ?? null, c?.digest ?? null, p.earlierId ?? null, p.sparedBytes ?? null, p.wireBytes ?? null);
   }
 
   /**
@@ -81,6 +82,7 @@ interface PageRow {
   warc_date: string | null;
   warc_id: string | null;
   warc_digest: string | null;
+  wire_bytes: number | null;
 }
 
 /** The table of an earlier crawl's state, as a refresh reads it. */
@@ -89,7 +91,9 @@ export class PagesReader {
 
   constructor(private readonly db: Database.Database) {
     // The latest page saved under a key (a crawl saves a URL once; a crash's redone page is the same row).
-    this.byKey = db.prepare('SELECT id, key, etag, last_modified, warc_uri, warc_date, warc_id, warc_digest FROM pages WHERE key = ? ORDER BY id DESC LIMIT 1');
+    // A state of version 3 has no wire_bytes: its pages' wire size is not known.
+    const wire = (db.prepare("SELECT count(*) FROM pragma_table_info('pages') WHERE name = 'wire_bytes'").pluck().get() as number) > 0 ? 'wire_bytes' : 'NULL AS wire_bytes';
+    this.byKey = db.prepare(`SELECT id, key, etag, last_modified, warc_uri, warc_date, warc_id, warc_digest, ${wire} FROM pages WHERE key = ? ORDER BY id DESC LIMIT 1`);
   }
 
   /** The page saved under `key`, or undefined. */
@@ -103,6 +107,7 @@ export class PagesReader {
       etag: row.etag ?? undefined,
       lastModified: row.last_modified ?? undefined,
       capture: uri !== null && date !== null && id !== null && digest !== null ? { uri, date, id, digest } : undefined,
+      wireBytes: row.wire_bytes ?? undefined,
     };
   }
 

@@ -50,8 +50,14 @@ export interface SavedPage {
   capture: PageCapture | undefined;
   /** In a refresh: its document ID in the earlier crawl, when that saved it. */
   earlierId?: number | undefined;
-  /** In a refresh: the earlier copy's body size, when the server said the page was unchanged (304): bytes it did not send again. */
+  /** In a refresh: the earlier answer's body size as it travelled, when the server said the page was unchanged (304): bytes it did not send again. */
   sparedBytes?: number | undefined;
+  /**
+   * Its body's size as the server sent it (with --compressed, before
+   * decoding; for an unchanged page, the earlier answer's): what a 304 to a
+   * later refresh spares. Undefined when not known (a state of version 3).
+   */
+  wireBytes?: number | undefined;
 }
 
 /** How the processing of a taken entry ended (ClaimStore's Completion, for one process). */

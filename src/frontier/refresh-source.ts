@@ -30,7 +30,7 @@ import { hasOurMarker, MARKER } from '../sink/tse-pagedir.js';
 import { seriesIndex } from '../sink/warc-names.js';
 import { PagesReader } from './pages-table.js';
 import { openDatabase } from './sqlite-open.js';
-import { META_ARCHIVE, META_EARLIER_ARCHIVES, SCHEMA_VERSION } from './sqlite-meta.js';
+import { META_ARCHIVE, META_EARLIER_ARCHIVES, OLDEST_REFRESHABLE, SCHEMA_VERSION } from './sqlite-meta.js';
 
 /** Pages looked up by URL kept in front of the database (a URL is asked about by the window, the page path and the archive). */
 const CACHE = 256;
@@ -113,10 +113,10 @@ export class RefreshSource implements EarlierPages {
       if (isFile(`${state}-wal`)) copyFileSync(`${state}-wal`, `${copy}-wal`);
       db = openDatabase(copy, { fileMustExist: true });
       const version = db.prepare("SELECT value FROM meta WHERE key = 'version'").pluck().get() as string | undefined;
-      if (version === undefined || Number(version) < Number(SCHEMA_VERSION)) {
+      if (version === undefined || Number(version) < Number(OLDEST_REFRESHABLE)) {
         throw refused(dir, `was crawled by an earlier version of crawler, which kept no validators (state version ${version ?? 'unknown'}): crawl it again without --since, then refresh that crawl`);
       }
-      if (version !== SCHEMA_VERSION) throw refused(dir, `was crawled by a later version of crawler (state version ${version}): refresh it with that version`);
+      if (Number(version) > Number(SCHEMA_VERSION)) throw refused(dir, `was crawled by a later version of crawler (state version ${version}): refresh it with that version`);
       return new RefreshSource(real, db, copyDir);
     } catch (err) {
       db?.close();

@@ -13,9 +13,13 @@ import { MORE_SEEDS, OWNED_THROUGH } from './state-ownership.js';
  * The state's version, in its meta table: a state of another version is
  * not resumed. 2: urls.attempts (retries survive a resume). 3: the pages
  * table (each saved page's validators and archive capture, which a later
- * refresh reads: earlier-crawl.ts).
+ * refresh reads: earlier-crawl.ts). 4: pages.wire_bytes (a compressed
+ * refresh counts the bytes the server did not send as they travel).
  */
-export const SCHEMA_VERSION = '3';
+export const SCHEMA_VERSION = '4';
+
+/** The oldest state version a refresh reads (3: the first with the pages table; 4 adds each page's wire size). */
+export const OLDEST_REFRESHABLE = '3';
 
 /** What identifies a crawl: resuming requires the same. */
 export interface CrawlIdentity {

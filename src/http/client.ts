@@ -89,6 +89,11 @@ export const DEFAULT_CLIENT_OPTIONS: Omit<HttpClientOptions, 'userAgent' | 'conn
 export interface FetchResponse extends ParsedResponse {
   /** The URL that was requested. */
   url: HttpUrl;
+  /**
+   * The body's size as it travelled: with --compressed, before its content
+   * coding was undone (`body` is then the decoded body); absent: `body.length`.
+   */
+  wireBodyBytes?: number;
   /** True when the response came over a connection that had served before. */
   reused: boolean;
 }
@@ -217,6 +222,7 @@ export class HttpClient {
     out.url = url;
     out.reused = reused;
     if (!this.options.compressed) return out;
+    out.wireBodyBytes = out.body.length;
     // Loaded only with --compressed: a crawl without it never loads zlib.
     const { decodeResponse } = await import('./content-decoding.js');
     return decodeResponse(out, this.options.limits.maxBodyBytes);

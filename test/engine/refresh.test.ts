@@ -22,6 +22,7 @@ import type { FrontierEntry, PageCompletion, SavedPage } from '../../src/frontie
 import type { PageSink, PageToKeep } from '../../src/sink/page-sink.js';
 import { runCrawl } from '../helpers/crawl-run.js';
 import { page, startSite, type Route, type SiteServer } from '../helpers/site-server.js';
+import { gzip, negotiated } from '../helpers/compressed-bodies.js';
 
 const LM_OLD = 'Mon, 01 Jun 2026 10:00:00 GMT';
 const LM_NEW = 'Tue, 02 Jun 2026 10:00:00 GMT';
@@ -49,10 +50,11 @@ function conditional(body: string, validators: { etag?: string; lastModified?: s
 }
 
 /** An earlier crawl: its pages by URL key, each with its copy's body (or why it cannot be read). */
-function earlierCrawl(pages: Array<{ key: string; etag?: string; lastModified?: string; body: string | CrawlerError; capture?: boolean }>): EarlierPages & { read: string[] } {
+function earlierCrawl(pages: Array<{ key: string; etag?: string; lastModified?: string; body: string | CrawlerError; capture?: boolean; wireBytes?: number }>): EarlierPages & { read: string[] } {
   const byKey = new Map<string, { page: EarlierPage; body: string | CrawlerError }>();
   pages.forEach((p, i) => {
-    byKey.set(p.key, { page: { id: i + 1, key: p.key, etag: p.etag, lastModified: p.lastModified, capture: p.capture === true ? { ...CAPTURE, uri: p.key } : undefined }, body: p.body });
+    const wire = p.wireBytes === undefined ? {} : { wireBytes: p.wireBytes };
+    byKey.set(p.key, { page: { id: i + 1, key: p.key, etag: p.etag, lastModified: p.lastModified, capture: p.capture === true ? { ...CAPTURE, uri: p.key } : undefined, ...wire }, body: p.body });
   });
   const read: string[] = [];
   return {
@@ -223,7 +225,7 @@ test('a 200 that answers a conditional request is the page as it is now: saved f
   assert.ok(s.paths().includes('/from-today.html'));
   assert.deepEqual(refreshOf(events, s.origin)['/a.html'], { state: 'changed', earlierId: 1 });
   assert.deepEqual(earlier.read, [], 'no earlier copy was read');
-  assert.deepEqual(frontier.saved.find((p) => p.key === `${s.origin}/a.html`), { key: `${s.origin}/a.html`, etag: '"a2"', lastModified: LM_NEW, capture: undefined, earlierId: 1 });
+  assert.deepEqual(frontier.saved.find((p) => p.key === `${s.origin}/a.html`), { key: `${s.origin}/a.html`, etag: '"a2"', lastModified: LM_NEW, capture: undefined, earlierId: 1, wireBytes: Buffer.byteLength(page('a, as it is', ['/from-today.html'])) });
 });
 
 test('a 304 whose earlier copy cannot be read fails that page with the reason, and the crawl goes on', async (t) => {
@@ -265,5 +267,24 @@ test('without an earlier crawl nothing is conditional: every saved page is recor
   await runCrawl({ seed: `${s.origin}/`, robots: false, maxDepth: 1, frontier, onEvent: (e) => events.push(e) });
   assert.deepEqual(asked(s, '/a.html'), [[]]);
   assert.deepEqual(refreshOf(events, s.origin), { '/': undefined, '/a.html': undefined });
-  assert.deepEqual(frontier.saved.find((p) => p.key === `${s.origin}/a.html`), { key: `${s.origin}/a.html`, etag: '"a1"', lastModified: LM_OLD, capture: undefined });
+  assert.deepEqual(frontier.saved.find((p) => p.key === `${s.origin}/a.html`), { key: `${s.origin}/a.html`, etag: '"a1"', lastModified: LM_OLD, capture: undefined, wireBytes: Buffer.byteLength(page('a')) });
+});
+
+test('--compressed: a page is recorded with its body as it travelled, and a 304 spares the earlier answer as it travelled, not its decoded copy', async (t) => {
+  const today = page('a, as it is', ['/from-today.html']);
+  const s = await site(t, {
+    '/': { body: page('home', ['/a.html', '/b.html']) },
+    '/a.html': conditional(today, { etag: '"a1"' }),
+    '/b.html': negotiated(page('b, compressed'), 'gzip'),
+  });
+  // The earlier crawl got a.html gzipped: 40 bytes travelled for its decoded copy of EARLIER_A.
+  const earlier = earlierCrawl([{ key: `${s.origin}/a.html`, etag: '"a1"', body: EARLIER_A, capture: true, wireBytes: 40 }]);
+  const frontier = new RecordingFrontier();
+  const events: CrawlEvent[] = [];
+  await runCrawl({ seed: `${s.origin}/`, robots: false, maxDepth: 1, earlier, frontier, compressed: true, onEvent: (e) => events.push(e) });
+  assert.deepEqual(refreshOf(events, s.origin)['/a.html'], { state: 'unchanged', earlierId: 1, sparedBytes: 40 });
+  const saved = (path: string): SavedPage | undefined => frontier.saved.find((p) => p.key === `${s.origin}${path}`);
+  assert.equal(saved('/a.html')?.wireBytes, 40, 'an unchanged page keeps the earlier answer\'s wire size, for the next refresh');
+  assert.equal(saved('/b.html')?.wireBytes, gzip(page('b, compressed')).length, 'a gzipped answer is recorded at its gzip size');
+  assert.equal(saved('/')?.wireBytes, Buffer.byteLength(page('home', ['/a.html', '/b.html'])), 'a plain answer at its own size');
 });

@@ -48,6 +48,8 @@ export interface CrawlSetup {
   onPage?: (page: AnsweredPage, politeness: RecordingPoliteness) => void;
   /** A refresh's earlier crawl (CrawlOptions.earlier). */
   earlier?: EarlierPages;
+  /** The client asks for compressed bodies and decodes them (--compressed). */
+  compressed?: boolean;
   /** Default: a memory frontier. */
   frontier?: FrontierStore;
   /** Default: a sink that keeps nothing. */
@@ -101,7 +103,7 @@ export function show(e: CrawlEvent): string {
 export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
   const seed = parseHttpUrl(o.seed);
   const maxRedirects = o.maxRedirects ?? 5;
-  const client = new HttpClient({ userAgent: 'crawl-test' });
+  const client = new HttpClient({ userAgent: 'crawl-test', ...(o.compressed === true ? { compressed: true } : {}) });
   const politeness = new RecordingPoliteness({ delayMs: o.delayMs ?? 0 });
   const fetcher = new PoliteFetcher(client, politeness);
   const resolve = (href: string, base: HttpUrl): HttpUrl => resolveHttpUrl(href, base);

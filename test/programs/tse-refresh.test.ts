@@ -403,3 +403,16 @@ test('a refresh of a refresh: its revisits still refer to the first crawl\'s rec
   assert.match(r4.err, /the earlier archive .*a\.warc\.gz is gone: the package will not hold it/);
   assert.deepEqual([...(await readZip(join(dir, 'd.wacz'))).keys()].filter((k) => k.startsWith('archive/')).sort(), ['archive/b.warc.gz', 'archive/d.warc.gz']);
 });
+
+test('an earlier crawl of state version 3 (no wire sizes) is refreshed: its unchanged pages count their saved size as not sent again', async (t) => {
+  const site = await startSiteDir(t);
+  const seed = `${site.origin}/index.html`;
+  const { old, fresh } = beside();
+  assert.equal((await crawler(['-q', seed, old, '0'])).code, 0);
+  const db = openDatabase(join(old, STATE_FILE));
+  db.exec("ALTER TABLE pages DROP COLUMN wire_bytes; UPDATE meta SET value = '3' WHERE key = 'version'");
+  db.close();
+  const r = await crawler(['-q', '--since', old, seed, fresh, '0']);
+  assert.equal(r.code, 0, r.error);
+  assert.match(r.err, new RegExp(`1 unchanged, 0 changed, 0 new, 0 gone; ${readPages(old)[0]!.body.length} bytes not sent again`));
+});
