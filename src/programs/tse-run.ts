@@ -77,7 +77,7 @@ async function runLocked(given: TseSettings, io: CliIo, givenReport?: ReportSett
       state?.close();
     }
   }
-  const report = reportRecorder(reportSettings, { program: 'crawler', delayMs: settings.delayMs, pageDir: settings.pageDir, ...(settings.since === undefined ? {} : { since: settings.since }) });
+  const report = reportRecorder(reportSettings, { program: 'crawler', delayMs: settings.delayMs, pageDir: settings.pageDir, ...(settings.since === undefined ? {} : { since: settings.since }) }, settings.leftOut);
   const earlier = settings.since === undefined ? undefined : await openRefresh(settings, io);
   try {
     return await runWith(settings, io, report, earlier, listed);

@@ -9,7 +9,10 @@ import { bytes, duration, esc, int } from './html-text.js';
 
 const SKIP_WORDS: Record<SkipReason, string> = {
   duplicate: 'seen before',
-  external: 'outside the crawl or not a page',
+  external: 'outside the crawl',
+  excluded: 'excluded by --exclude',
+  extension: 'not a page (non-HTML extension)',
+  'too-long': 'URL too long',
   robots: 'disallowed by robots.txt',
   invalid: 'not a crawlable URL',
   redirect: 'redirect not followed',

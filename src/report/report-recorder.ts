@@ -12,22 +12,42 @@ import { originOf, type ReportRecord, type RunInfo, type SkipReason } from './re
 import { renderReport } from './render-report.js';
 import { checkReportFile, writeReportFile } from './report-file.js';
 import { versions, type ReportSettings } from './run-info.js';
+import { linkLeftOut } from '../output/cs50-words.js';
+import type { HttpUrl } from '../url/http-url.js';
+import type { ScopeReason } from '../url/scope.js';
 
 export interface ReportRecorderOptions {
   /** The report file (checked to be ours or absent before the crawl: checkReportFile). */
   file: string;
   run: RunInfo;
+  /** Why a URL is outside the crawl's scope (CrawlScope.leftOut); absent: every such URL counts as external. */
+  leftOut?: ((url: HttpUrl) => ScopeReason | undefined) | undefined;
 }
+
+/** The report's key for each reason --json gives a link left out. */
+const SKIP_OF: Record<string, SkipReason> = {
+  'already seen': 'duplicate',
+  'robots.txt': 'robots',
+  'too long': 'too-long',
+  'not a crawlable URL': 'invalid',
+  external: 'external',
+  excluded: 'excluded',
+  'non-HTML extension': 'extension',
+};
 
 /**
  * The recorder for `--report` (undefined without it), once the file is
  * known to be absent or a report of ours: a file of someone else's is
  * refused here, before any request.
  */
-export function reportRecorder(settings: ReportSettings | undefined, run: Omit<RunInfo, 'command' | 'versions' | 'startedAt'>): ReportRecorder | undefined {
+export function reportRecorder(
+  settings: ReportSettings | undefined,
+  run: Omit<RunInfo, 'command' | 'versions' | 'startedAt'>,
+  leftOut?: ReportRecorderOptions['leftOut'],
+): ReportRecorder | undefined {
   if (settings === undefined) return undefined;
   checkReportFile(settings.file);
-  return new ReportRecorder({ file: settings.file, run: { ...run, command: settings.command, versions: versions(), startedAt: epochNow() } });
+  return new ReportRecorder({ file: settings.file, run: { ...run, command: settings.command, versions: versions(), startedAt: epochNow() }, leftOut });
 }
 
 const STOPS: Record<string, string> = {
@@ -102,7 +122,7 @@ export class ReportRecorder {
         if (e.action === 'follow' && e.url !== undefined) {
           if (!this.recorded.has(e.url.key)) this.record(['follow', e.url.key, e.depth + 1, this.scanning ?? e.url.key]);
         }
-        else this.skip(e.action === 'follow' ? 'invalid' : e.action);
+        else this.skip(SKIP_OF[linkLeftOut(e.action === 'follow' ? 'invalid' : e.action, e.url, e.error, this.o.leftOut) ?? 'not a crawlable URL'] ?? 'invalid');
         break;
       case 'redirect':
         if (e.action === 'follow' && e.target !== undefined) this.record(['follow', e.target.key, e.depth, e.from.key]);

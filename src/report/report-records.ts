@@ -28,8 +28,13 @@ export interface RunInfo {
 /** What a page saved by a refresh was to the earlier crawl (see the engine's Refreshed). */
 export type RefreshState = 'new' | 'changed' | 'unchanged';
 
-/** Why a link was not followed (the link classifier's actions, and a link that is no crawlable URL). */
-export type SkipReason = 'duplicate' | 'external' | 'robots' | 'invalid' | 'redirect';
+/**
+ * Why a link was not followed, as --json gives it (output/cs50-words.ts
+ * linkLeftOut), and a redirect not followed. A report journaled before
+ * 'excluded', 'extension' and 'too-long' counted those as 'external' and
+ * 'invalid'.
+ */
+export type SkipReason = 'duplicate' | 'external' | 'excluded' | 'extension' | 'too-long' | 'robots' | 'invalid' | 'redirect';
 
 export type ReportRecord =
   | ['run', RunInfo]

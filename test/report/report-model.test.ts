@@ -8,6 +8,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { CrawlEvent } from '../../src/engine/events.js';
+import { CrawlerError } from '../../src/errors.js';
 import { REPORT_JOURNAL, ReportJournal } from '../../src/report/report-journal.js';
 import { ReportRecorder } from '../../src/report/report-recorder.js';
 import { MAX_CHILDREN } from '../../src/report/report-model.js';
@@ -137,4 +138,42 @@ test('a resumed crawl: the journal in the page directory gives the earlier run\'
 
 test('the journal is written only in a page directory that carries our marker', async () => {
   await assert.rejects(ReportJournal.open(temp(), false), { code: 'ERR_STATE' });
+});
+
+test('links not followed are counted by the reason --json gives: external, excluded, non-HTML extension, too long, robots.txt, seen, not a URL', () => {
+  const file = join(temp(), 'r.html');
+  const r = new ReportRecorder({
+    file,
+    run: run(),
+    leftOut: (u) => (u.host === 'b.test' ? 'external' : u.path.startsWith('/genindex') ? 'excluded' : undefined),
+  });
+  r.start();
+  const link = (raw: string, action: 'external' | 'duplicate' | 'robots' | 'invalid', error?: CrawlerError): CrawlEvent => ({ type: 'link', depth: 0, raw, url: action === 'invalid' ? undefined : url(raw), action, error });
+  for (const e of [
+    exchange(`${A}/`, T0 + 10, 5, 200),
+    { type: 'response', url: url(`${A}/`), depth: 0, status: 200 },
+    { type: 'saved', url: url(`${A}/`), depth: 0, id: 1 },
+    { type: 'scanning', url: url(`${A}/`), depth: 0 },
+    link(`${B}/`, 'external'),
+    link(`${A}/genindex.html`, 'external'),
+    link(`${A}/genindex-A.html`, 'external'),
+    link(`${A}/file.pdf`, 'external'),
+    link(`${A}/`, 'duplicate'),
+    link(`${A}/private/`, 'robots'),
+    link('mailto:x@a.test', 'invalid'),
+    link(`${A}/${'x'.repeat(3000)}`, 'invalid', new CrawlerError('ERR_URL_TOO_LONG', 'too long')),
+  ] satisfies CrawlEvent[]) r.consume(e);
+  r.finish('the crawl finished');
+  assert.deepEqual(Object.fromEntries(r.model.skipped()), { external: 1, excluded: 2, extension: 1, duplicate: 1, robots: 1, invalid: 1, 'too-long': 1 });
+  const html = readFileSync(file, 'utf8');
+  const shown = Object.fromEntries([...html.matchAll(/<li data-skip="([^"]+)" data-count="(\d+)">\d+ ([^<]+)<\/li>/g)].map((m) => [m[1], `${m[2]} ${m[3]}`]));
+  assert.deepEqual(shown, {
+    excluded: '2 excluded by --exclude',
+    external: '1 outside the crawl',
+    extension: '1 not a page (non-HTML extension)',
+    duplicate: '1 seen before',
+    robots: '1 disallowed by robots.txt',
+    invalid: '1 not a crawlable URL',
+    'too-long': '1 URL too long',
+  });
 });
