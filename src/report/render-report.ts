@@ -44,7 +44,7 @@ ul.tree,ul.tree ul{list-style:none;margin:0;padding-left:18px}ul.tree{padding-le
 table.gaps{display:block}table.gaps thead,table.gaps tbody{display:flex;flex-direction:column}table.gaps tr{display:grid;grid-template-columns:minmax(16em,3fr) repeat(6,minmax(6.5em,1fr))}
 table.gaps td:nth-child(n+2),table.gaps th:nth-child(n+2){text-align:right;font-variant-numeric:tabular-nums}table.gaps td:nth-child(5){color:var(--s2)}table.gaps tr[data-below] td:nth-child(5){color:var(--s5);font-weight:700}
 #gap-sort-g:checked~table.gaps tbody tr{order:var(--g)}#gap-sort-r:checked~table.gaps tbody tr{order:var(--r)}#gap-sort-h:checked~table.gaps tbody tr{order:0}.gapsort label{margin-right:10px}
-ol.chain li{margin:2px 0}pre.line{background:#f4f6f9;border:1px solid var(--line);padding:8px;white-space:pre-wrap;overflow-wrap:anywhere}
+ol.chain li{margin:2px 0}pre.line{background:#f4f6f9;border:1px solid var(--line);padding:8px;white-space:pre-wrap;overflow-wrap:anywhere}pre.line mark{background:#ffe066;color:inherit;font-weight:bold}details.line summary{cursor:pointer;color:var(--mut)}
 `;
 
 /** The hatch pattern the timeline's pause bands use (an SVG of its own, so the timeline's markup stays per lane). */

@@ -13,6 +13,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { bareReason } from '../output/cs50-log.js';
 import { MAX_CHILDREN, type PageNode, type ReportModel } from './report-model.js';
 import { esc, int, statusClass } from './html-text.js';
+import { renderMatchLine } from './render-match.js';
 
 export const TREE_LIMIT = 2000;
 /** Children shown per page (as many as the model keeps). */
@@ -87,5 +88,5 @@ export function renderChain(model: ReportModel): string {
   if (m === undefined) return `<section id="chain"><h2>Keyword</h2><p>The keyword <code>${esc(run.keyword ?? '')}</code> was not found.</p></section>`;
   const chain = model.chainTo(m.url);
   const steps = chain.map((p) => `<li data-url="${esc(p.url)}"><span class="d">${p.depth}</span> <span class="url">${esc(p.url)}</span> <span class="st ${statusClass(p.status ?? 0)}">${p.status ?? ''}</span></li>`);
-  return `<section id="chain"><h2>Keyword found</h2><p>The keyword <code>${esc(run.keyword ?? '')}</code> is on <span class="url">${esc(m.url)}</span> (depth ${m.depth}), reached by this chain of links:</p><ol class="chain">${steps.join('')}</ol><p>The line:</p><pre class="line">${esc(m.line)}</pre></section>`;
+  return `<section id="chain"><h2>Keyword found</h2><p>The keyword <code>${esc(run.keyword ?? '')}</code> is on <span class="url">${esc(m.url)}</span> (depth ${m.depth}), reached by this chain of links:</p><ol class="chain">${steps.join('')}</ol><p>The line, the keyword marked:</p>${renderMatchLine(m.line, run.keyword ?? '')}</section>`;
 }

@@ -136,7 +136,7 @@ test('KeywordHunter --report: the chain of pages from StartURL to the match, and
   const html = readFileSync(file, 'utf8');
   const chain = [...html.matchAll(/<li data-url="([^"]+)"/g)].map((m) => m[1]);
   assert.deepEqual(chain, [`${start.origin}/index.html`, `${start.origin}/mid.html`, `${other.origin}/found.html`]);
-  assert.ok(html.includes('<pre class="line">&lt;p&gt;the needle is &lt;b&gt;here&lt;/b&gt;&lt;/p&gt;</pre>'));
+  assert.ok(html.includes('<pre class="line" id="match">&lt;p&gt;the <mark>needle</mark> is &lt;b&gt;here&lt;/b&gt;&lt;/p&gt;</pre>'), 'the line, the keyword marked');
   assert.equal(figure(html, 'requests'), start.requests.length + other.requests.length);
 });
 
