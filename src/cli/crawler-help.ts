@@ -5,7 +5,8 @@
 import { DEFAULT_LEASE_MS } from '../frontier/claim-store.js';
 import { DEFAULT_FRONTIER_WAIT_MS } from '../frontier/pg-faults.js';
 import { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT } from '../programs/tse-settings.js';
-import { defineFlags, formatFlags } from './args.js';
+import { defineFlags } from './args.js';
+import { formatFlags } from './help-format.js';
 import { HTTP_FLAGS, INFO_FLAGS, REPORT_FLAGS, WARC_FLAGS } from './common-flags.js';
 
 export const FLAGS = defineFlags([

@@ -1,7 +1,8 @@
 /** The flag table: parsing, validation messages, help that lists every flag, and the value types it infers. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defineFlags, flagKey, formatFlags, parseArgs, type FlagSpec } from '../../src/cli/args.js';
+import { defineFlags, flagKey, parseArgs, type FlagSpec } from '../../src/cli/args.js';
+import { formatFlags } from '../../src/cli/help-format.js';
 import { HTTP_FLAGS } from '../../src/cli/common-flags.js';
 import { isCrawlerError } from '../../src/errors.js';
 

@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatFlags, HELP_WIDTH, type FlagSpec } from '../../src/cli/args.js';
+import type { FlagSpec } from '../../src/cli/args.js';
+import { formatFlags, HELP_WIDTH } from '../../src/cli/help-format.js';
 import { CRAWLER_HELP, FLAGS } from '../../src/cli/crawler-help.js';
 import { KH_FLAGS, KH_HELP } from '../../src/cli/keyword-hunter.js';
 
