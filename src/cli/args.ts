@@ -27,7 +27,7 @@ import { didYouMean } from './did-you-mean.js';
 import { flagKey, type FlagSpec, type FlagValues } from './flag-types.js';
 import { absentValue, parseFlagValue } from './flag-values.js';
 
-export { defineFlags, flagKey, type BooleanFlag, type CountFlag, type DurationFlag, type FlagKey, type FlagSpec, type FlagType, type FlagValue, type FlagValues, type RepeatableStringFlag, type StringFlag } from './flag-types.js';
+export { defineFlags, flagKey, FLAG_GROUPS, type BooleanFlag, type CountFlag, type DurationFlag, type FlagGroup, type FlagKey, type FlagSpec, type FlagType, type FlagValue, type FlagValues, type RepeatableStringFlag, type StringFlag } from './flag-types.js';
 
 export interface ParsedArgs<S extends readonly FlagSpec[] = readonly FlagSpec[]> {
   flags: FlagValues<S>;
