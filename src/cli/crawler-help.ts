@@ -2,14 +2,14 @@
  * crawler's flags and its --help text: what a user can ask of it, in one
  * place (src/cli/crawler.ts parses them and runs the crawl). The help opens
  * with the usage line and the flags most runs need (the delay, then the
- * scope), and groups the rest.
+ * scope), groups the rest, and ends with examples that the tests parse.
  */
 import { DEFAULT_LEASE_MS } from '../frontier/claim-store.js';
 import { DEFAULT_FRONTIER_WAIT_MS } from '../frontier/pg-faults.js';
 import { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT } from '../programs/tse-settings.js';
 import { defineFlags } from './args.js';
 import { CONNECTION_FLAGS, INFO_FLAGS, PACE_FLAGS, REPORT_FLAGS, REQUEST_LIMIT_FLAGS, WARC_FLAGS } from './common-flags.js';
-import { formatOptions } from './help-format.js';
+import { formatExamples, formatOptions, type HelpExample } from './help-format.js';
 
 export const FLAGS = defineFlags([
   { name: 'delay', type: 'duration', arg: 'SECONDS', default: 1, group: 'politeness', help: 'least time between the starts of two requests to a server (a robots.txt Crawl-delay can make it longer); 0 for a server you own' },
@@ -49,6 +49,13 @@ const NOTES = {
   distributed: 'Any number of crawler processes, on any machines, run one crawl through one database: each is started with the same arguments and its own pageDirectory; IDs run 1..N across them, every host\'s delay holds across them.',
 } as const;
 
+/** The examples --help ends with (test/cli-unit/help-examples.test.ts parses each as shown). */
+export const CRAWLER_EXAMPLES: readonly HelpExample[] = [
+  { about: 'Your own server, fast: no delay between requests.', argv: ['--delay', '0', 'http://127.0.0.1:8080/', 'pages', '3'] },
+  { about: 'A polite crawl of a site: 2 s between requests, at most 1000 pages, and a report to open in a browser.', argv: ['--delay', '2', '--max-pages', '1000', '--report', 'report.html', 'https://www.example.org/', 'pages', '5'] },
+  { about: 'A broad crawl of every host of example.org, from the seed URLs in seeds.txt (one a line), 16 hosts at a time:', argv: ['--seeds', 'seeds.txt', '--internal-domain', 'example.org', '--concurrency', '16', '--max-pages', '100000', 'https://www.example.org/', 'pages', '3'] },
+];
+
 /** crawler's --help, made when asked for (laying it out costs some 0.7 ms, which a crawl need not pay). */
 export function crawlerHelp(): string {
   return `Usage: crawler [options] seedURL pageDirectory maxDepth
@@ -73,5 +80,8 @@ it (bad arguments, an unusable directory or one in use by another crawl, a seed
 that cannot be fetched: "PANIC: cannot crawl"); 130 stopped by SIGINT/SIGTERM;
 141 stopped because stdout's reader went away (as SIGPIPE would). What was
 saved stays saved, and --resume continues the crawl.
+
+Examples (each pageDirectory must exist: mkdir pages):
+${formatExamples('crawler', CRAWLER_EXAMPLES)}
 `;
 }

@@ -1,7 +1,7 @@
 /**
  * The parts of --help made from data: the options, under a heading per
  * group, each flag with its value's name, description and default wrapped
- * with a hanging indent.
+ * with a hanging indent; the examples, each command as the user types it.
  * Nothing here is wider than HELP_WIDTH (test/cli-unit/help-width.test.ts).
  */
 import { FLAG_GROUPS, type FlagGroup, type FlagSpec } from './flag-types.js';
@@ -23,6 +23,13 @@ export const GROUP_HEADINGS: Readonly<Record<FlagGroup, string>> = {
   connections: 'Connections',
   general: 'General',
 };
+
+/** A command --help shows, and what it is for. */
+export interface HelpExample {
+  about: string;
+  /** The arguments after the program's name, each a word the shell keeps as it is (no quotes needed). */
+  argv: readonly string[];
+}
 
 /** The flag and its value as --help shows them: `-q, --quiet`, `    --delay SECONDS`. */
 export function flagTerm(s: FlagSpec): string {
@@ -53,6 +60,24 @@ export function formatOptions(specs: readonly FlagSpec[], notes: Partial<Record<
     const note = notes[group];
     return [[`${GROUP_HEADINGS[group]}:`, ...(note === undefined ? [] : [paragraph(note, 2, width)]), flagLines(members, column, width)].join('\n')];
   }).join('\n\n');
+}
+
+/** The examples: what each is for, then its command, long ones continued on lines ending in " \". */
+export function formatExamples(program: string, examples: readonly HelpExample[], width = HELP_WIDTH): string {
+  return examples
+    .map(({ about, argv }) => {
+      const lines: string[] = [];
+      let line = `    ${program}`;
+      for (const word of argv) {
+        // Room for " WORD" and, should another line follow, " \".
+        if (line.length + 1 + word.length + 2 > width) {
+          lines.push(`${line} \\`);
+          line = `        ${word}`;
+        } else line += ` ${word}`;
+      }
+      return [paragraph(about, 2, width), ...lines, line].join('\n');
+    })
+    .join('\n');
 }
 
 /** `text` in lines of at most `width` characters, each indented by `indent` spaces. */

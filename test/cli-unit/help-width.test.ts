@@ -2,8 +2,8 @@
  * Both programs' --help: every line of it fits a terminal of 80 columns
  * (formatFlags wraps every flag's description with a hanging indent,
  * whatever its length), and it lists every flag of the program's table,
- * each with its value's name and its description. Its groups:
- * help-groups.test.ts.
+ * each with its value's name and its description. Its groups and its
+ * examples: help-groups.test.ts, help-examples.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
