@@ -37,20 +37,14 @@ export function flagTerm(s: FlagSpec): string {
 }
 
 /**
- * The flags of `specs` in one list: each flag with its value's name, then
- * its description and default, wrapped to `width` columns with every line
- * after the first indented to the description's column (a hanging indent).
- * A word longer than a whole line is cut, so no line is wider than `width`,
- * save the line of a flag whose name and value alone are (they are never cut).
- */
-export function formatFlags(specs: readonly FlagSpec[], width = HELP_WIDTH): string {
-  return flagLines(specs, descriptionColumn(specs), width);
-}
-
-/**
  * The options of a program: its flags under the heading of their group
  * (a flag without one is General), groups in FLAG_GROUPS order, each with
- * its note, if any, below the heading; one description column for all.
+ * its note, if any, below the heading. Each flag has its value's name, then
+ * its description and default, wrapped to `width` columns with every line
+ * after the first indented to the description's column, one for all
+ * groups (a hanging indent). A word longer than a whole line is cut, so no
+ * line is wider than `width`, save the line of a flag whose name and value
+ * alone are (they are never cut).
  */
 export function formatOptions(specs: readonly FlagSpec[], notes: Partial<Record<FlagGroup, string>> = {}, width = HELP_WIDTH): string {
   const column = descriptionColumn(specs);
@@ -81,7 +75,7 @@ export function formatExamples(program: string, examples: readonly HelpExample[]
 }
 
 /** `text` in lines of at most `width` characters, each indented by `indent` spaces. */
-export function paragraph(text: string, indent = 0, width = HELP_WIDTH): string {
+function paragraph(text: string, indent = 0, width = HELP_WIDTH): string {
   return wrapWords(words(text), width - indent)
     .map((l) => ' '.repeat(indent) + l)
     .join('\n');
