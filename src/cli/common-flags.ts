@@ -21,8 +21,8 @@ export const MAX_CONCURRENCY = 1000;
 
 /** --help and --version, for both programs: each prints and exits (see versionText). */
 export const INFO_FLAGS = defineFlags([
-  { name: 'help', short: 'h', type: 'boolean', help: 'print this help and exit' },
-  { name: 'version', type: 'boolean', help: 'print the program\'s name and version and exit' },
+  { name: 'help', short: 'h', type: 'boolean', group: 'general', help: 'print this help and exit' },
+  { name: 'version', type: 'boolean', group: 'general', help: 'print the program\'s name and version and exit' },
 ]);
 
 /** What --version prints: `crawler 0.1.0`, the version from the package's package.json. */
@@ -30,30 +30,42 @@ export function versionText(program: string): string {
   return `${program} ${packageInfo().version}\n`;
 }
 
-export const HTTP_FLAGS = defineFlags([
-  { name: 'concurrency', type: 'count', arg: 'N', default: DEFAULT_CONCURRENCY, help: `requests in flight at once, each to a different host, 1 to ${MAX_CONCURRENCY}; every host still gets its delay, and the output is the same as with 1` },
-  { name: 'connections-per-host', type: 'count', arg: 'N', default: 1, help: 'requests in flight at once to one host; more than 1 needs a --delay of 0, and a host with a Crawl-delay always gets 1' },
-  { name: 'connect-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.connectTimeoutMs / 1000, help: 'give up on a host that cannot be looked up and connected to (DNS, TCP, TLS) within this time' },
-  { name: 'idle-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.idleTimeoutMs / 1000, help: 'give up on a response when no byte of it arrives for this long' },
-  { name: 'response-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.responseTimeoutMs / 1000, help: 'give up on a response that is not complete this long after the request' },
-  { name: 'max-header-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxHeaderBytes, help: 'give up on a response whose header section is larger' },
-  { name: 'max-body-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxBodyBytes, help: 'give up on a response whose body is larger (with --compressed, also once decoded)' },
-  { name: 'max-redirects', type: 'count', arg: 'N', default: 5, help: 'follow at most N redirects from one link' },
-  { name: 'max-url-length', type: 'count', arg: 'CHARS', default: DEFAULT_MAX_URL_LENGTH, help: 'skip links longer than this' },
-  { name: 'max-path-depth', type: 'count', arg: 'N', default: DEFAULT_MAX_PATH_SEGMENTS, help: 'skip links with more path segments than this (such as the endless /a/a/a/... of a crawler trap)' },
-  { name: 'delay-factor', type: 'factor', arg: 'F', default: 0, help: 'make each host\'s delay at least F times its last response\'s duration, so that a slow server is asked less often; 0 turns it off' },
-  { name: 'max-retry-after', type: 'duration', arg: 'SECONDS', default: DEFAULT_MAX_RETRY_AFTER_MS / 1000, help: 'longest pause granted when a server answers 429 or 503 with Retry-After; a longer one is not waited for, and the page fails' },
-  { name: 'max-idle-connections', type: 'count', arg: 'N', default: DEFAULT_CLIENT_OPTIONS.maxIdleConnections, help: 'keep at most N connections open while unused, for the next request to their host; the one unused longest is closed first, and one whenever a new connection needs room under the open-file limit' },
-  { name: 'no-keep-alive', type: 'boolean', help: 'open a new connection for every request (send "Connection: close")' },
-  { name: 'insecure', type: 'boolean', help: 'accept any TLS certificate (for test servers only)' },
-  { name: 'compressed', type: 'boolean', help: 'ask servers to send pages compressed (gzip or br), and decode them before they are saved or searched; an archive keeps them as they came' },
+/** How hard a crawl presses: requests at once, and the pauses it takes (Politeness in --help). */
+export const PACE_FLAGS = defineFlags([
+  { name: 'concurrency', type: 'count', arg: 'N', default: DEFAULT_CONCURRENCY, group: 'politeness', help: `requests in flight at once, each to another host (1 to ${MAX_CONCURRENCY}); every host keeps its delay, and the output is as with 1` },
+  { name: 'connections-per-host', type: 'count', arg: 'N', default: 1, group: 'politeness', help: 'requests in flight at once to one host; above 1 needs --delay 0, and a host with a Crawl-delay gets 1' },
+  { name: 'delay-factor', type: 'factor', arg: 'F', default: 0, group: 'politeness', help: 'make each host\'s delay at least F times its last response\'s duration, so a slow server is asked less often; 0 turns it off' },
+  { name: 'max-retry-after', type: 'duration', arg: 'SECONDS', default: DEFAULT_MAX_RETRY_AFTER_MS / 1000, group: 'politeness', help: 'longest pause granted to a 429 or 503 with Retry-After; for a longer one the page fails' },
 ]);
+
+/** What one request may take: redirects, link sizes, time, bytes (Limits in --help). */
+export const REQUEST_LIMIT_FLAGS = defineFlags([
+  { name: 'max-redirects', type: 'count', arg: 'N', default: 5, group: 'limits', help: 'follow at most N redirects from one link' },
+  { name: 'max-url-length', type: 'count', arg: 'CHARS', default: DEFAULT_MAX_URL_LENGTH, group: 'limits', help: 'skip links longer than this' },
+  { name: 'max-path-depth', type: 'count', arg: 'N', default: DEFAULT_MAX_PATH_SEGMENTS, group: 'limits', help: 'skip links with more path segments than this (a trap such as /a/a/a/...)' },
+  { name: 'connect-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.connectTimeoutMs / 1000, group: 'limits', help: 'give up on a host not looked up and connected to (DNS, TCP, TLS) within this time' },
+  { name: 'idle-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.idleTimeoutMs / 1000, group: 'limits', help: 'give up on a response when no byte of it arrives for this long' },
+  { name: 'response-timeout', type: 'duration', arg: 'SECONDS', default: DEFAULT_CLIENT_OPTIONS.responseTimeoutMs / 1000, group: 'limits', help: 'give up on a response not complete this long after the request' },
+  { name: 'max-header-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxHeaderBytes, group: 'limits', help: 'give up on a response whose header section is larger' },
+  { name: 'max-body-bytes', type: 'count', arg: 'BYTES', default: DEFAULT_CLIENT_OPTIONS.limits.maxBodyBytes, group: 'limits', help: 'give up on a response whose body is larger (with --compressed, also once decoded)' },
+]);
+
+/** How the client talks to servers (Connections in --help). */
+export const CONNECTION_FLAGS = defineFlags([
+  { name: 'compressed', type: 'boolean', group: 'connections', help: 'ask for pages compressed (gzip or br) and decode them before they are saved or searched; an archive keeps them as they came' },
+  { name: 'max-idle-connections', type: 'count', arg: 'N', default: DEFAULT_CLIENT_OPTIONS.maxIdleConnections, group: 'connections', help: 'keep at most N unused connections open for their hosts\' next requests; the one unused longest is closed first' },
+  { name: 'no-keep-alive', type: 'boolean', group: 'connections', help: 'open a new connection for every request (send "Connection: close")' },
+  { name: 'insecure', type: 'boolean', group: 'connections', help: 'accept any TLS certificate (for test servers only)' },
+]);
+
+/** The flags of the HTTP client and the crawl's pace, which both programs take. */
+export const HTTP_FLAGS = defineFlags([...PACE_FLAGS, ...REQUEST_LIMIT_FLAGS, ...CONNECTION_FLAGS]);
 
 /** The crawl archive's flags (both programs). */
 export const WARC_FLAGS = defineFlags([
-  { name: 'warc', type: 'string', arg: 'FILE', help: 'keep every request and response, byte for byte, in the web archive FILE (WARC/1.1; a name ending in .gz compresses it); a FILE that is not an archive of ours is never overwritten' },
-  { name: 'warc-max-size', type: 'size', arg: 'SIZE', default: '1GB', help: 'with --warc: past this size, go on in FILE-00002.warc(.gz), then -00003 and so on (1GB, 500MB, 64KiB...)' },
-  { name: 'wacz', type: 'string', arg: 'FILE', help: 'at the end, package the archive, its index and the list of pages into FILE, which ReplayWeb.page opens (WACZ 1.1); without --warc the archive is written beside it, FILE with .warc.gz for .wacz' },
+  { name: 'warc', type: 'string', arg: 'FILE', group: 'output', help: 'keep every request and response, byte for byte, in the web archive FILE (WARC/1.1, gzipped if .gz); never overwrites a file not ours' },
+  { name: 'warc-max-size', type: 'size', arg: 'SIZE', default: '1GB', group: 'output', help: 'with --warc: past this size, go on in FILE-00002.warc(.gz), -00003... (1GB, 500MB, 64KiB...)' },
+  { name: 'wacz', type: 'string', arg: 'FILE', group: 'output', help: 'at the end, package archive, index and pages into FILE for ReplayWeb.page (WACZ 1.1); without --warc, the archive goes beside it' },
 ]);
 
 /** The archive settings from parsed flags: undefined without --warc. */
@@ -69,7 +81,7 @@ export function archiveFrom(flags: { warc: string | undefined; warcMaxSize: numb
 
 /** --report, for both programs. */
 export const REPORT_FLAGS = defineFlags([
-  { name: 'report', type: 'string', arg: 'FILE', help: 'when the crawl ends (also after SIGINT), write a report of it to FILE (a name ending in .html), a page that opens in any browser; an existing FILE is replaced only when it is a report of ours' },
+  { name: 'report', type: 'string', arg: 'FILE', group: 'output', help: 'when the crawl ends, also after SIGINT, write a report of it to FILE (.html), a page any browser opens' },
 ]);
 
 /** The parsed values of HTTP_FLAGS (a program's own flags may come with them). */

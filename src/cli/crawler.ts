@@ -11,7 +11,7 @@ import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { crawlScope, type CrawlScope } from '../url/scope.js';
 import type { SeedLine } from '../url/seed-list.js';
 import { parseArgs, type FlagValues } from './args.js';
-import { CRAWLER_HELP, FLAGS } from './crawler-help.js';
+import { crawlerHelp, FLAGS } from './crawler-help.js';
 import { reportSettings } from '../report/run-info.js';
 import { archiveFrom, clientOptionsFrom, concurrencyFrom, versionText } from './common-flags.js';
 import type { CliIo } from '../program-io.js';
@@ -19,7 +19,7 @@ import { readSeedFile } from './seed-file.js';
 
 type CrawlerFlags = FlagValues<typeof FLAGS>;
 
-export { CRAWLER_HELP, CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT };
+export { crawlerHelp, CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT };
 
 function usage(message: string, code: ErrorCode = 'ERR_USAGE'): CrawlerError {
   return new CrawlerError(code, message, { hint: 'Usage: crawler [options] seedURL pageDirectory maxDepth (see --help)' });
@@ -68,7 +68,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   }
   const { flags, positionals } = parsed;
   if (flags.help) {
-    io.stdout(CRAWLER_HELP);
+    io.stdout(crawlerHelp());
     return 0;
   }
   if (flags.version) {

@@ -17,7 +17,13 @@
  *                       (size.ts) on the command line and in `default`
  *   string              string; `| undefined` without a default
  *   string, repeatable  string[] in the order given, undefined when absent
+ *
+ * A flag's group is the heading --help lists it under (help-format.ts).
  */
+
+/** The headings of --help, in the order it shows them (help-format.ts names each). */
+export const FLAG_GROUPS = ['politeness', 'scope', 'output', 'limits', 'resume', 'distributed', 'connections', 'general'] as const;
+export type FlagGroup = (typeof FLAG_GROUPS)[number];
 
 interface FlagBase {
   /** kebab-case, as on the command line: `--max-pages`. */
@@ -27,6 +33,8 @@ interface FlagBase {
   arg?: string;
   /** One-letter alias, e.g. "q" for -q. */
   short?: string;
+  /** The heading --help lists it under; a table without groups is one list. */
+  group?: FlagGroup;
 }
 
 /** A switch: true when given, false when not. It takes no value. */

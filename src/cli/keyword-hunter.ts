@@ -9,53 +9,13 @@ import { runKeywordHunter } from '../programs/keyword-hunter.js';
 import { resolveKhLink } from '../programs/keyword-policy.js';
 import { KH_MAX_KEYWORD, KH_MAX_DEPTH, KH_USER_AGENT } from '../programs/keyword-settings.js';
 import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
-import { defineFlags, formatFlags, parseArgs } from './args.js';
+import { parseArgs } from './args.js';
 import { reportSettings } from '../report/run-info.js';
-import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, INFO_FLAGS, MAX_CONCURRENCY, REPORT_FLAGS, versionText, WARC_FLAGS } from './common-flags.js';
+import { archiveFrom, clientOptionsFrom, concurrencyFrom, versionText } from './common-flags.js';
+import { KH_FLAGS, keywordHunterHelp } from './keyword-hunter-help.js';
 import type { CliIo } from '../program-io.js';
 
-export { KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
-
-/** KeywordHunter's flags: what its --help lists. */
-export const KH_FLAGS = defineFlags([
-  ...INFO_FLAGS,
-  { name: 'delay', type: 'duration', arg: 'SECONDS', default: 0, help: 'least time between the starts of two requests to one host, for every host; a robots.txt Crawl-delay can make it longer' },
-  // The spec's crawler stops at the page holding the keyword: fetching ahead
-  // (--concurrency above 1) would request pages after it, so it is opt-in here.
-  ...HTTP_FLAGS.map((f) =>
-    f.name === 'concurrency'
-      ? { ...f, default: 1, help: `requests in flight at once, each to a different host, 1 to ${MAX_CONCURRENCY}; above 1 fetches pages ahead, so pages after the one that holds the keyword may be requested` }
-      : f,
-  ),
-  ...WARC_FLAGS,
-  ...REPORT_FLAGS,
-]);
-
-export const KH_HELP = `Usage: KeywordHunter [options] StartURL SearchKeyword [OutputDir]
-
-Searches pages breadth first from StartURL (depth 1) to depth ${KH_MAX_DEPTH} for
-SearchKeyword (case-sensitive, 1 to ${KH_MAX_KEYWORD} characters), following links of
-the form a href="..." to any host, obeying each host's robots.txt (agent
-${KH_USER_AGENT}) and its Crawl-delay. Pages answered 200 are saved in
-OutputDir (created if missing) under the last segment of their path;
-without OutputDir, no page is saved anywhere.
-
-Output (stdout), one line per event, in the order they happen:
-  PAGE:host=H;port=P;respath=R;status=S      a request (S=0: no answer)
-  LINK:host=H;port=P;respath=R;action=A      A: follow, robots_ignore, already_seen_ignore
-  FOUND_KEYWORD:host=H;port=P;respath=R;line=L   then it stops
-  NOT_FOUND_KEYWORD:                          after the last page
-Notes and errors go to stderr. --warc FILE keeps every request and response
-(robots.txt and redirects included) byte for byte in a WARC/1.1 archive, with
-a CDXJ index beside it; --wacz FILE packages them for ReplayWeb.page.
-
-Options:
-${formatFlags(KH_FLAGS)}
-
-Exit status: 0 the search ran (found or not); 1 bad arguments, or an OutputDir
-unusable or in use by another run; 130 stopped by SIGINT/SIGTERM; 141 stopped because
-stdout's reader went away (as SIGPIPE would).
-`;
+export { KH_FLAGS, keywordHunterHelp, KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
 
 function usage(message: string): CrawlerError {
   return new CrawlerError('ERR_USAGE', message, { hint: 'Usage: KeywordHunter [options] StartURL SearchKeyword [OutputDir] (see --help)' });
@@ -70,7 +30,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   }
   const { flags, positionals } = parsed;
   if (flags.help) {
-    io.stdout(KH_HELP);
+    io.stdout(keywordHunterHelp());
     return 0;
   }
   if (flags.version) {

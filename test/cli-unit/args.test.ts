@@ -1,7 +1,8 @@
 /** The flag table: parsing, validation messages, help that lists every flag, and the value types it infers. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defineFlags, flagKey, formatFlags, parseArgs, type FlagSpec } from '../../src/cli/args.js';
+import { defineFlags, flagKey, parseArgs, type FlagSpec } from '../../src/cli/args.js';
+import { formatOptions } from '../../src/cli/help-format.js';
 import { HTTP_FLAGS } from '../../src/cli/common-flags.js';
 import { isCrawlerError } from '../../src/errors.js';
 
@@ -147,7 +148,7 @@ for (const [argv, message] of [
 }
 
 test('help lists every flag with its default (a duration in seconds, as it is written)', () => {
-  const help = formatFlags(SPECS);
+  const help = formatOptions(SPECS);
   for (const s of SPECS) assert.ok(help.includes(`--${s.name}`), s.name);
   assert.match(help, /--delay VALUE +d \(default 1\)/);
   assert.match(help, /-q, --quiet +q$/m);

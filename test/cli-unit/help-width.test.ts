@@ -1,28 +1,31 @@
 /**
- * Both programs' --help: it fits a terminal of 100 columns (formatFlags
- * wraps every flag's description with a hanging indent, whatever its
- * length), and it lists every flag of the program's table, each with its
- * value's name and its description.
+ * Both programs' --help: every line of it fits a terminal of 80 columns
+ * (formatOptions wraps every flag's description with a hanging indent,
+ * whatever its length), and it lists every flag of the program's table,
+ * each with its value's name and its description. Its groups and its
+ * examples: help-groups.test.ts, help-examples.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatFlags, HELP_WIDTH, type FlagSpec } from '../../src/cli/args.js';
-import { CRAWLER_HELP, FLAGS } from '../../src/cli/crawler-help.js';
-import { KH_FLAGS, KH_HELP } from '../../src/cli/keyword-hunter.js';
+import type { FlagSpec } from '../../src/cli/args.js';
+import { formatOptions, HELP_WIDTH } from '../../src/cli/help-format.js';
+import { crawlerHelp, FLAGS } from '../../src/cli/crawler-help.js';
+import { KH_FLAGS, keywordHunterHelp } from '../../src/cli/keyword-hunter-help.js';
 
 const PROGRAMS = [
-  { name: 'crawler', help: CRAWLER_HELP, flags: FLAGS as readonly FlagSpec[] },
-  { name: 'KeywordHunter', help: KH_HELP, flags: KH_FLAGS as readonly FlagSpec[] },
+  { name: 'crawler', help: crawlerHelp(), flags: FLAGS as readonly FlagSpec[] },
+  { name: 'KeywordHunter', help: keywordHunterHelp(), flags: KH_FLAGS as readonly FlagSpec[] },
 ];
 
 /** Columns a line takes on a terminal: one per character (the help is ASCII; a tab would be more). */
 const columns = (line: string): number => [...line].length;
 
 for (const { name, help, flags } of PROGRAMS) {
-  test(`${name} --help: no line is wider than ${HELP_WIDTH} columns, and no tab or trailing space`, () => {
-    assert.equal(HELP_WIDTH, 100);
-    const wide = help.split('\n').filter((l) => columns(l) > HELP_WIDTH);
-    assert.deepEqual(wide, [], `lines over ${HELP_WIDTH} columns`);
+  test(`${name} --help: no line is wider than 80 columns, and no tab or trailing space`, () => {
+    assert.equal(HELP_WIDTH, 80);
+    const wide = help.split('\n').filter((l) => columns(l) > 80);
+    assert.deepEqual(wide, [], 'lines over 80 columns');
+    assert.ok(help.split('\n').some((l) => columns(l) >= 76), 'the help uses the width (a check of the measure itself)');
     assert.doesNotMatch(help, /\t/);
     assert.doesNotMatch(help, / +$/m);
   });
@@ -43,7 +46,14 @@ for (const { name, help, flags } of PROGRAMS) {
   });
 }
 
-test('formatFlags wraps each description under its own column, keeps a short default whole, and cuts nothing', () => {
+/** The lines of formatOptions for flags of no group: the heading General, then the flags' lines. */
+function flagLines(specs: FlagSpec[], width?: number): string[] {
+  const [heading, ...lines] = formatOptions(specs, {}, width).split('\n');
+  assert.equal(heading, 'General:');
+  return lines;
+}
+
+test('formatOptions wraps each description under its own column, keeps a short default whole, and cuts nothing', () => {
   const long = 'the quick brown fox jumps over the lazy dog '.repeat(6).trim();
   const specs: FlagSpec[] = [
     { name: 'quiet', short: 'q', type: 'boolean', help: 'short' },
@@ -51,8 +61,7 @@ test('formatFlags wraps each description under its own column, keeps a short def
     { name: 'a-flag-too-long-for-the-column', type: 'string', arg: 'VALUE', help: long },
     { name: 'unbreakable', type: 'string', arg: 'URL', help: `see ${'x'.repeat(150)} here` },
   ];
-  const out = formatFlags(specs, 60);
-  const lines = out.split('\n');
+  const lines = flagLines(specs, 60);
   for (const l of lines) assert.ok(l.length <= 60, `${l.length} columns: ${l}`);
   // The column: two spaces after the longest flag that fits before column 36 (--unbreakable URL).
   const column = '      --unbreakable URL  '.length;
@@ -72,18 +81,18 @@ test('formatFlags wraps each description under its own column, keeps a short def
   assert.equal(unbreakable.map((l) => l.slice(column)).join('').replaceAll(' ', ''), `see${'x'.repeat(150)}here`);
 });
 
-test('formatFlags: a flag too long for column 36 has its description below it, and does not push the others right', () => {
-  const out = formatFlags([
+test('formatOptions: a flag too long for column 36 has its description below it, and does not push the others right', () => {
+  const lines = flagLines([
     { name: 'x', type: 'boolean', help: 'one' },
     { name: 'a-flag-that-ends-past-column-36', type: 'boolean', help: 'two' },
     { name: 'ends-at-column-thirty-four', type: 'boolean', help: 'three' },
   ]);
-  assert.deepEqual(out.split('\n'), [
+  assert.deepEqual(lines, [
     `      --x${' '.repeat(36 - 9)}one`,
     '      --a-flag-that-ends-past-column-36',
     `${' '.repeat(36)}two`,
     '      --ends-at-column-thirty-four  three',
   ]);
   // With no flag short enough, the descriptions go below each flag at column 36.
-  assert.deepEqual(formatFlags([{ name: 'a-flag-that-ends-past-column-36', type: 'boolean', help: 'two' }]).split('\n'), ['      --a-flag-that-ends-past-column-36', `${' '.repeat(36)}two`]);
+  assert.deepEqual(flagLines([{ name: 'a-flag-that-ends-past-column-36', type: 'boolean', help: 'two' }]), ['      --a-flag-that-ends-past-column-36', `${' '.repeat(36)}two`]);
 });

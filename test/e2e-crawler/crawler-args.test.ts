@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertCleanError, crawl } from '../helpers/crawler-e2e.js';
+import { exampleCommands } from '../helpers/help-examples.js';
 import { numberedFiles, pageList } from '../helpers/page-files.js';
 import { refusedPort } from '../helpers/refused-port.js';
 import { page, startSite, type SiteServer } from '../helpers/site-server.js';
@@ -27,6 +28,7 @@ before(async () => {
   ext = await startSite({ '/x.html': { body: page('x') } }, '127.0.0.2');
   untouched = await startSite({ '/index.html': { body: page('index') } });
   site = await startSite({
+    '/': { body: page('home', ['a.html']) },
     '/index.html': { body: page('index', ['a.html']) },
     '/a.html': { body: page('a') },
     '/image.html': { headers: { 'content-type': 'image/png' }, body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a]) },
@@ -172,4 +174,14 @@ test('--help: exit 0, usage on stdout, every flag documented, nothing on stderr'
   assert.match(r.stdout, /130/, 'exit status 130 documented');
   // Every option line of the help (a flag at the option column, not a wrapped description that starts with one) has a description.
   for (const line of r.stdout.split('\n').filter((l) => /^ {2}(-\w, | {4})--[a-z-]+/.test(l))) assert.match(line, /--[a-z-]+(?: [A-Z_]+)?\s{2,}\S/, `described: ${line}`);
+});
+
+test('--help\'s first example (your own server, --delay 0), pointed at a loopback server and a new directory, crawls it', async () => {
+  const help = await crawl(['--help']);
+  const [own] = exampleCommands(help.stdout, 'crawler');
+  assert.deepEqual(own, ['crawler', '--delay', '0', 'http://127.0.0.1:8080/', 'pages', '3']);
+  const dir = tempDir();
+  const r = await crawl(own!.slice(1).map((w) => (w === 'http://127.0.0.1:8080/' ? `${site.origin}/` : w === 'pages' ? dir : w)));
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(pageList(dir), [`1 ${site.origin}/ 0`, `2 ${site.origin}/a.html 1`]);
 });
