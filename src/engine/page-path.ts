@@ -99,7 +99,8 @@ export class PagePath {
   /** One request for a page URL, in its host's turn, with a refresh's validators: the one way a page is asked for. */
   request(url: HttpUrl): Promise<FetchOutcome> {
     const earlier = this.o.earlier;
-    return this.o.fetcher.outcome(url, this.o.signal, earlier === undefined ? undefined : conditionalHeaders(earlier.page(url.key)));
+    const headers = earlier === undefined ? undefined : conditionalHeaders(earlier.page(url.key));
+    return this.o.fetcher.outcome(url, this.o.signal, { headers, wantsBody: this.o.policy.wantsBody });
   }
 
   /**
