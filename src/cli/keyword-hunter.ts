@@ -12,6 +12,7 @@ import { parseHttpUrl, type HttpUrl } from '../url/http-url.js';
 import { defineFlags, formatFlags, parseArgs } from './args.js';
 import { reportSettings } from '../report/run-info.js';
 import { archiveFrom, clientOptionsFrom, concurrencyFrom, HTTP_FLAGS, INFO_FLAGS, MAX_CONCURRENCY, REPORT_FLAGS, versionText, WARC_FLAGS } from './common-flags.js';
+import { checkFlagLimits } from './flag-limits.js';
 import type { CliIo } from '../program-io.js';
 
 export { KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
@@ -65,6 +66,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   let parsed;
   try {
     parsed = parseArgs(argv, KH_FLAGS);
+    checkFlagLimits(KH_FLAGS, parsed.flags);
   } catch (err) {
     throw usage(describeError(err));
   }
