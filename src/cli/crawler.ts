@@ -14,6 +14,7 @@ import { parseArgs, type FlagValues } from './args.js';
 import { crawlerHelp, FLAGS } from './crawler-help.js';
 import { reportSettings } from '../report/run-info.js';
 import { archiveFrom, clientOptionsFrom, concurrencyFrom, versionText } from './common-flags.js';
+import { checkFlagLimits } from './flag-limits.js';
 import type { CliIo } from '../program-io.js';
 import { readSeedFile } from './seed-file.js';
 
@@ -63,6 +64,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs(argv, FLAGS);
+    checkFlagLimits(FLAGS, parsed.flags);
   } catch (err) {
     throw usage(describeError(err), 'ERR_INVALID_OPTION');
   }

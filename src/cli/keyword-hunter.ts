@@ -13,6 +13,7 @@ import { parseArgs } from './args.js';
 import { reportSettings } from '../report/run-info.js';
 import { archiveFrom, clientOptionsFrom, concurrencyFrom, versionText } from './common-flags.js';
 import { KH_FLAGS, keywordHunterHelp } from './keyword-hunter-help.js';
+import { checkFlagLimits } from './flag-limits.js';
 import type { CliIo } from '../program-io.js';
 
 export { KH_FLAGS, keywordHunterHelp, KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT, resolveKhLink };
@@ -25,6 +26,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   let parsed;
   try {
     parsed = parseArgs(argv, KH_FLAGS);
+    checkFlagLimits(KH_FLAGS, parsed.flags);
   } catch (err) {
     throw usage(describeError(err));
   }

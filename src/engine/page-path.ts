@@ -19,7 +19,7 @@ import type { FetchResponse } from '../http/client.js';
 import { ExchangeError } from '../http/connection.js';
 import type { EarlyStagedPage, PageSink } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
-import { conditionalHeaders, refreshed, savedPage } from './earlier-pages.js';
+import { conditionalHeaders, earlierAnswer, freshened, refreshed, savedPage, unkeptAnswer } from './earlier-pages.js';
 import type { EarlierPage, EarlierPages } from '../frontier/earlier-pages.js';
 import type { CrawlEvent, CrawlEventSink, LinkAction } from './events.js';
 import type { LinkClassifier } from './link-classifier.js';
@@ -99,7 +99,8 @@ export class PagePath {
   /** One request for a page URL, in its host's turn, with a refresh's validators: the one way a page is asked for. */
   request(url: HttpUrl): Promise<FetchOutcome> {
     const earlier = this.o.earlier;
-    return this.o.fetcher.outcome(url, this.o.signal, earlier === undefined ? undefined : conditionalHeaders(earlier.page(url.key)));
+    const headers = earlier === undefined ? undefined : conditionalHeaders(earlierAnswer(earlier, url.key));
+    return this.o.fetcher.outcome(url, this.o.signal, { headers, wantsBody: this.o.policy.wantsBody });
   }
 
   /**
@@ -201,6 +202,9 @@ export class PagePath {
     const earlier = this.o.earlier?.page(url.key);
     // A 304 means "the copy you have is current" only when we asked with that copy's validators.
     const unchanged = response.status === 304 && conditionalHeaders(earlier) !== undefined ? earlier : undefined;
+    // A 304 to the validators of an answer the earlier crawl did not keep (not HTML) stands for that answer.
+    const before = response.status === 304 && earlier === undefined ? this.o.earlier?.unkept?.(url.key) : undefined;
+    const answer = before !== undefined && conditionalHeaders(before) !== undefined ? freshened(response, before) : response;
     // Read when needed: a page staged early has its body on disk, and one at the depth limit is not scanned.
     let earlierBody: Buffer | undefined;
     const body = (): Buffer => earlierBody ?? response.body;
@@ -212,8 +216,12 @@ export class PagePath {
         return this.done([{ type: 'failed', url: url.key, depth, reason: policy.failureReason(err), error: err }], true);
       }
     }
-    const verdict = this.judge(entry, url, response, unchanged);
-    if (!verdict.keep) return this.done(verdict.reason === undefined ? [] : [{ type: 'failed', url: url.key, depth, reason: verdict.reason }], true);
+    const verdict = this.judge(entry, url, answer, unchanged);
+    if (!verdict.keep) {
+      const events: CrawlEvent[] = verdict.reason === undefined ? [] : [{ type: 'failed', url: url.key, depth, reason: verdict.reason }];
+      // Recorded for a later refresh, which asks for it again with its validators.
+      return { ...this.done(events, true), unkept: unkeptAnswer(url.key, answer, policy.wantsBody) };
+    }
     const early = staged !== undefined && outcome === turn.first && staged.key === url.key && staged.depth === depth && unchanged === undefined;
     const page = early ? staged : await this.o.sink.stage({ url, depth, body: body() });
     let scan: PageScan<ClaimEntry> | undefined;

@@ -8,6 +8,7 @@ import type { CrawlerError } from '../errors.js';
 import type { EarlierPage } from '../frontier/earlier-pages.js';
 import type { FrontierEntry } from '../frontier/private-store.js';
 import type { FetchResponse } from '../http/client.js';
+import type { WantsBody } from '../http/response-parser.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { FetchOutcome } from './redirects.js';
 
@@ -42,6 +43,15 @@ export interface PagePolicy {
   inScope(url: HttpUrl): boolean;
   /** What a final (non-redirect) answer is worth. Pure: asked again for the same response, the same verdict. */
   verdict(page: AnsweredPage): Verdict;
+  /**
+   * Whether the body of an answer with this head can be of any use to the
+   * program: false only when the head alone decides that the answer is not
+   * kept, whatever its body (the crawler's: a Content-Type that is not
+   * HTML). Such a body is then left unread where it is long (the HTTP
+   * client's `wantsBody`), so `verdict` must not read it. Absent: every
+   * body is read.
+   */
+  wantsBody?: WantsBody;
   /** Whether a try that ended this way is made again later, given the tries given up before. Absent: never. */
   retry?(attempts: number, outcome: FetchOutcome): boolean;
   /** The reason a `failed` event gives for a URL that could not be fetched. */

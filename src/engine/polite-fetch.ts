@@ -6,7 +6,7 @@
  */
 import { CrawlerError, isCrawlerError } from '../errors.js';
 import type { Politeness } from '../frontier/politeness.js';
-import type { FetchResponse, HttpClient } from '../http/client.js';
+import type { FetchOptions, FetchResponse, HttpClient } from '../http/client.js';
 import { responseRetryAfter } from '../http/retry-after.js';
 import type { RobotsFetcher } from '../robots/policy.js';
 import type { HttpUrl } from '../url/http-url.js';
@@ -15,6 +15,9 @@ import { followRedirects, type FetchOutcome } from './redirects.js';
 
 /** Header fields a request carries beyond the standard ones, in order. */
 export type RequestHeaders = ReadonlyArray<readonly [string, string]>;
+
+/** What a page request asks beyond the URL: a refresh's validators, and whether an answer's body is of use (see FetchOptions). */
+export type PageAsk = Pick<FetchOptions, 'headers' | 'wantsBody'>;
 
 /** Default of --max-retry-after: the longest pause a server's Retry-After is granted. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
@@ -42,10 +45,11 @@ export class PoliteFetcher {
 
   /**
    * One request to `url` in the host's turn (after its politeness wait).
-   * `signal` stops a wait early; `headers` are sent after the standard ones
-   * (a refresh's conditional request).
+   * `signal` stops a wait early; `ask.headers` are sent after the standard
+   * ones (a refresh's conditional request), `ask.wantsBody` lets the client
+   * leave a useless body unread.
    */
-  async fetch(url: HttpUrl, signal: AbortSignal | undefined = this.signal, headers?: RequestHeaders): Promise<FetchResponse> {
+  async fetch(url: HttpUrl, signal: AbortSignal | undefined = this.signal, ask: PageAsk = {}): Promise<FetchResponse> {
     this.checkRefusal(url);
     let release = await this.politeness.turn(url.origin, signal);
     // A stop signal ends the wait early; the request must then not be sent.
@@ -61,7 +65,8 @@ export class PoliteFetcher {
       let response: FetchResponse;
       try {
         response = await this.client.fetch(url, {
-          headers,
+          headers: ask.headers,
+          wantsBody: ask.wantsBody,
           onRequestWritten: () => {
             startedAt = performance.now();
             release();
@@ -164,8 +169,8 @@ export class PoliteFetcher {
    * a CrawlerError (a bug below, a connector's own error) fails that
    * request alike, in words, rather than the crawl.
    */
-  outcome(url: HttpUrl, signal: AbortSignal | undefined = this.signal, headers?: RequestHeaders): Promise<FetchOutcome> {
-    return this.fetch(url, signal, headers).then(
+  outcome(url: HttpUrl, signal: AbortSignal | undefined = this.signal, ask?: PageAsk): Promise<FetchOutcome> {
+    return this.fetch(url, signal, ask).then(
       (response) => ({ response }),
       (error: unknown) => ({ error: isCrawlerError(error) ? error : new CrawlerError('ERR_SOCKET', `unexpected failure: ${String(error)}`, { url: url.href, cause: error }) }),
     );

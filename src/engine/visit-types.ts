@@ -4,7 +4,7 @@
  * a visit, its policy, is page-policy.ts. Types only.
  */
 import type { ClaimEntry } from '../frontier/claim-store.js';
-import type { SavedPage } from '../frontier/private-store.js';
+import type { SavedPage, UnkeptAnswer } from '../frontier/private-store.js';
 import type { StagedPage } from '../sink/page-sink.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { CrawlEvent, Refreshed } from './events.js';
@@ -35,6 +35,8 @@ export interface VisitDone {
   url?: HttpUrl | undefined;
   /** For a kept page: what a crawl state keeps of it for a later refresh (its capture, when it has one, is the program's to add). */
   saved?: SavedPage | undefined;
+  /** For a final answer not kept for what its head said: what a crawl state keeps of it for a later refresh. */
+  unkept?: UnkeptAnswer | undefined;
   stop: boolean;
   /** True when the visit got a final answer (not a redirect, not a retry, not a failed request): what --max-pages counts. */
   answered: boolean;

@@ -74,7 +74,7 @@ export class WindowTurns implements Turns {
     await this.o.beforeComplete?.({ key: visit.url?.key ?? turn.target.url?.key ?? turn.entry.key, documentId });
     const url = visit.url;
     const saved = visit.saved === undefined || documentId === undefined || visit.saved.capture !== undefined || url === undefined ? visit.saved : { ...visit.saved, capture: this.o.captureOf?.(url) };
-    return { documentId, added: frontier.complete(turn.entry, { links: visit.links, documentId, saved }) };
+    return { documentId, added: frontier.complete(turn.entry, { links: visit.links, documentId, saved, unkept: visit.unkept }) };
   }
 
   async release(turn: Turn): Promise<void> {

@@ -1,10 +1,11 @@
 /**
  * A refresh's view of an earlier crawl (crawler --since): its record of
- * each page it saved, and the saved copy. The earlier crawl's state
+ * each page it saved, and the saved copy, and of each answer it did not
+ * keep for what its head said (not HTML). The earlier crawl's state
  * implements it (refresh-source.ts); the engine asks it for the validators
  * of every page request (engine/earlier-pages.ts).
  */
-import type { SavedPage } from './private-store.js';
+import type { SavedPage, UnkeptAnswer } from './private-store.js';
 
 /** A page the earlier crawl saved: its record, and the document ID its copy is under. */
 export interface EarlierPage extends SavedPage {
@@ -20,4 +21,10 @@ export interface EarlierPages {
    * not that page's.
    */
   body(page: EarlierPage): Promise<Buffer>;
+  /**
+   * The earlier crawl's record of the final answer under `key` that it did
+   * not keep for what its head said, or undefined when it recorded none
+   * (absent: it recorded none at all).
+   */
+  unkept?(key: string): UnkeptAnswer | undefined;
 }

@@ -3,13 +3,17 @@
  * saved page, by document ID, holding what a later refresh (crawler
  * --since) needs of it: its URL key, its validators (ETag, Last-Modified),
  * its archive capture (the response record's URI, date, ID and payload
- * digest), and in a refresh what it was to the earlier crawl. The crawl
- * writes it (PagesTable, in each page's unit); a refresh reads an earlier
- * crawl's (PagesReader). Only this module knows its columns.
+ * digest), and in a refresh what it was to the earlier crawl. Beside it the
+ * `unkept` table: one row per answer not kept for what its head said (not
+ * HTML) that carried a validator, by URL key, with its validators and
+ * Content-Type. A state written before that table was added lacks it: it is
+ * created when such a state is resumed, and a refresh reads none from it.
+ * The crawl writes them (PagesTable, in each page's unit); a refresh reads
+ * an earlier crawl's (PagesReader). Only this module knows their columns.
  */
 import type Database from 'better-sqlite3';
 import type { EarlierPage } from './earlier-pages.js';
-import type { SavedPage } from './private-store.js';
+import type { SavedPage, UnkeptAnswer } from './private-store.js';
 
 /** The table and its index, created with the state. */
 export const PAGES_DDL = `
@@ -26,7 +30,13 @@ export const PAGES_DDL = `
     spared INTEGER,
     wire_bytes INTEGER
   );
-  CREATE INDEX IF NOT EXISTS pages_key ON pages (key);`;
+  CREATE INDEX IF NOT EXISTS pages_key ON pages (key);
+  CREATE TABLE IF NOT EXISTS unkept (
+    key TEXT PRIMARY KEY,
+    etag TEXT,
+    last_modified TEXT,
+    content_type TEXT NOT NULL
+  );`;
 
 /** What a refresh saved, as against the earlier crawl (see PagesTable.refreshCounts). */
 export interface RefreshCounts {
@@ -40,6 +50,7 @@ export interface RefreshCounts {
 export class PagesTable {
   private readonly insert: Database.Statement;
   private byKey: Database.Statement | undefined;
+  private insertUnkept: Database.Statement | undefined;
 
   constructor(private readonly db: Database.Database) {
     this.insert = db.prepare('INSERT OR REPLACE INTO pages (id, key, etag, last_modified, warc_uri, warc_date, warc_id, warc_digest, earlier_id, spared, wire_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
@@ -49,6 +60,12 @@ export class PagesTable {
   save(id: number, p: SavedPage): void {
     const c = p.capture;
     this.insert.run(id, p.key, p.etag ?? null, p.lastModified ?? null, c?.uri ?? null, c?.date ?? null, c?.id ?? null, c?.digest ?? null, p.earlierId ?? null, p.sparedBytes ?? null, p.wireBytes ?? null);
+  }
+
+  /** Records an answer not kept for what its head said (inside the caller's transaction, as `save`). */
+  saveUnkept(a: UnkeptAnswer): void {
+    this.insertUnkept ??= this.db.prepare('INSERT OR REPLACE INTO unkept (key, etag, last_modified, content_type) VALUES (?, ?, ?, ?)');
+    this.insertUnkept.run(a.key, a.etag ?? null, a.lastModified ?? null, a.contentType);
   }
 
   /**
@@ -85,15 +102,31 @@ interface PageRow {
   wire_bytes: number | null;
 }
 
-/** The table of an earlier crawl's state, as a refresh reads it. */
+interface UnkeptRow {
+  etag: string | null;
+  last_modified: string | null;
+  content_type: string;
+}
+
+/** The tables of an earlier crawl's state, as a refresh reads them. */
 export class PagesReader {
   private readonly byKey: Database.Statement;
+  /** Undefined when the state has no `unkept` table (written before it was added). */
+  private readonly unkeptByKey: Database.Statement | undefined;
 
   constructor(private readonly db: Database.Database) {
     // The latest page saved under a key (a crawl saves a URL once; a crash's redone page is the same row).
     // A state of version 3 has no wire_bytes: its pages' wire size is not known.
     const wire = (db.prepare("SELECT count(*) FROM pragma_table_info('pages') WHERE name = 'wire_bytes'").pluck().get() as number) > 0 ? 'wire_bytes' : 'NULL AS wire_bytes';
     this.byKey = db.prepare(`SELECT id, key, etag, last_modified, warc_uri, warc_date, warc_id, warc_digest, ${wire} FROM pages WHERE key = ? ORDER BY id DESC LIMIT 1`);
+    const hasUnkept = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'unkept'").pluck().get() !== undefined;
+    this.unkeptByKey = hasUnkept ? db.prepare('SELECT etag, last_modified, content_type FROM unkept WHERE key = ?') : undefined;
+  }
+
+  /** The answer not kept for what its head said under `key`, or undefined. */
+  unkept(key: string): UnkeptAnswer | undefined {
+    const row = this.unkeptByKey?.get(key) as UnkeptRow | undefined;
+    return row === undefined ? undefined : { key, etag: row.etag ?? undefined, lastModified: row.last_modified ?? undefined, contentType: row.content_type };
   }
 
   /** The page saved under `key`, or undefined. */

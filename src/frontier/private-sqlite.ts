@@ -267,7 +267,7 @@ export class SqliteFrontier implements FrontierStore {
         if (c.documentId !== undefined) {
           this.lastId = c.documentId;
           if (c.saved !== undefined) this.pages.save(c.documentId, c.saved);
-        }
+        } else if (c.unkept !== undefined) this.pages.saveUnkept(c.unkept);
       }
       this.tx.release.run();
       this.inPage = false;

@@ -60,6 +60,24 @@ export interface SavedPage {
   wireBytes?: number | undefined;
 }
 
+/**
+ * A final answer the crawl did not keep for what its head alone said (the
+ * crawler's: a 200 whose Content-Type is not HTML), as a crawl state keeps
+ * it for a later refresh, which asks for it with its validators: a 304
+ * then stands for an answer of the same type, judged as that one was,
+ * with no body sent.
+ */
+export interface UnkeptAnswer {
+  /** The identity key of the URL that answered (after redirects). */
+  key: string;
+  /** Its ETag, as sent (undefined: none). */
+  etag: string | undefined;
+  /** Its Last-Modified, as sent (undefined: none). */
+  lastModified: string | undefined;
+  /** Its Content-Type, as sent. */
+  contentType: string;
+}
+
 /** How the processing of a taken entry ended (ClaimStore's Completion, for one process). */
 export interface PageCompletion {
   /** Links to queue, in document order (in scope, below the depth limit); duplicates are the store's to say. */
@@ -68,6 +86,8 @@ export interface PageCompletion {
   documentId?: number | undefined;
   /** With `documentId`: what a store that keeps pages for a later refresh records of it (others ignore it). */
   saved?: SavedPage | undefined;
+  /** Without `documentId`: a final answer not kept for what its head said, which such a store records too (others ignore it). */
+  unkept?: UnkeptAnswer | undefined;
   /**
    * Queue the entry again, at the end of the queue (later in the crawl, at
    * its depth), with one more attempt counted: its try failed in a way

@@ -23,6 +23,7 @@ import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { CrawlerError, describeError } from '../errors.js';
 import type { EarlierPage, EarlierPages } from './earlier-pages.js';
+import type { UnkeptAnswer } from './private-store.js';
 import { liveHolderOf } from '../sink/dir-lock.js';
 import { readPageCopy, readPageCopySync } from '../sink/page-file.js';
 import { STATE_FILE } from '../sink/state-file.js';
@@ -133,6 +134,10 @@ export class RefreshSource implements EarlierPages {
     if (this.cache.size >= CACHE) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, page ?? null);
     return page;
+  }
+
+  unkept(key: string): UnkeptAnswer | undefined {
+    return this.table.unkept(key);
   }
 
   async body(page: EarlierPage): Promise<Buffer> {

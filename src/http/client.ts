@@ -19,8 +19,8 @@ import { HostResolver } from './host-resolver.js';
 import { buildRequest } from './request.js';
 import { socketBudget } from './socket-budget.js';
 import { socketConnector } from './socket-connector.js';
-import { DEFAULT_LIMITS, type ParsedResponse, type ParserLimits } from './response-parser.js';
-import { epochNow, truncationOf, type ExchangeObserver } from './wire-exchange.js';
+import { DEFAULT_LIMITS, type ParsedResponse, type ParserLimits, type WantsBody } from './response-parser.js';
+import { epochNow, type ExchangeObserver } from './wire-exchange.js';
 
 /** Client settings; every wait and size is bounded. */
 export interface HttpClientOptions {
@@ -102,6 +102,14 @@ export interface FetchOptions {
   head?: boolean;
   /** Header fields sent after the standard ones (a refresh's If-None-Match, If-Modified-Since); checked by buildRequest. */
   headers?: ReadonlyArray<readonly [string, string]> | undefined;
+  /**
+   * Whether the body is of any use, asked of the response's head (a page
+   * whose Content-Type is not HTML is not). False: a short body is read and
+   * dropped, a longer one not read at all, the connection closed (see
+   * UNWANTED_BODY_DRAIN_BYTES); the response says which in `unwanted`, and
+   * with `compressed` it is not decoded. Absent: every body is read.
+   */
+  wantsBody?: WantsBody | undefined;
   /** Called when the request bytes are written (politeness measures request starts). */
   onRequestWritten?: () => void;
   /** Called when the first byte of the response arrives. */
@@ -159,7 +167,7 @@ export class HttpClient {
       // No connection, so no answer: the tap still hears of the request that would have been sent.
       if (this.options.onExchange !== undefined && !(err instanceof CrawlerError && err.code === 'ERR_ABORTED')) {
         const error = err instanceof CrawlerError ? err : new CrawlerError('ERR_SOCKET', String(err), { cause: err });
-        this.tell(url, request, options, false, false, { ip: undefined, startedAt, endedAt: epochNow(), response: Buffer.alloc(0), payload: undefined, status: 0, error });
+        this.tell(url, request, options, false, false, { ip: undefined, startedAt, endedAt: epochNow(), response: Buffer.alloc(0), payload: undefined, status: 0, truncated: undefined, error });
       }
       throw err;
     }
@@ -203,6 +211,7 @@ export class HttpClient {
       responseTimeoutMs: this.options.responseTimeoutMs,
       limits: this.options.limits,
       head: options.head === true,
+      wantsBody: options.wantsBody,
       ...(options.onFirstByte === undefined ? {} : { onFirstByte: options.onFirstByte }),
       ...(tapped
         ? {
@@ -221,7 +230,8 @@ export class HttpClient {
     const out = res as FetchResponse;
     out.url = url;
     out.reused = reused;
-    if (!this.options.compressed) return out;
+    // An unwanted body, even one read whole, is of no use decoded.
+    if (!this.options.compressed || out.unwanted !== undefined) return out;
     out.wireBodyBytes = out.body.length;
     // Loaded only with --compressed: a crawl without it never loads zlib.
     const { decodeResponse } = await import('./content-decoding.js');
@@ -242,7 +252,7 @@ export class HttpClient {
       response,
       payload: wire.payload,
       status: wire.status,
-      truncated: error !== undefined && response.length > 0 ? truncationOf(error.code) : undefined,
+      truncated: wire.truncated,
       error,
       reused,
     });

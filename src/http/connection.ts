@@ -6,8 +6,8 @@
 import type { Socket } from 'node:net';
 import { CrawlerError, type ErrorCode } from '../errors.js';
 import { socketErrorCode, socketFailureWords } from '../net-errors.js';
-import { ResponseParser, type ParsedResponse, type ParserLimits } from './response-parser.js';
-import { epochNow } from './wire-exchange.js';
+import { ResponseParser, type ParsedResponse, type ParserLimits, type WantsBody } from './response-parser.js';
+import { epochNow, truncationOf, type Truncation } from './wire-exchange.js';
 
 /** Where to connect. */
 export interface Endpoint {
@@ -31,6 +31,8 @@ export interface ExchangeOptions {
   responseTimeoutMs: number;
   limits: ParserLimits;
   head?: boolean;
+  /** Whether the body is of use, asked of the head (see ResponseParserOptions.wantsBody). Absent: always. */
+  wantsBody?: WantsBody | undefined;
   /** Called once the request bytes have been handed to the socket (politeness stamps here). */
   onRequestWritten?: () => void;
   /** Called when the first byte of the response arrives (politeness learns how late the request may have reached the server). */
@@ -55,6 +57,12 @@ export interface WireBytes {
   payload: Buffer | undefined;
   /** The final status, 0 when none arrived. */
   status: number;
+  /**
+   * Why `response` ends before the message did (WARC-Truncated): a failure
+   * after some bytes came, or `length` for an unwanted body not read
+   * (ParsedResponse.unwanted `cut`). Undefined when it is the whole message.
+   */
+  truncated: Truncation | undefined;
   error: ExchangeError | undefined;
 }
 
@@ -113,7 +121,7 @@ export class Connection {
   exchange(request: Buffer, options: ExchangeOptions): Promise<ParsedResponse> {
     const socket = this.socket;
     return new Promise<ParsedResponse>((resolve, reject) => {
-      const parser = new ResponseParser({ limits: options.limits, headRequest: options.head === true });
+      const parser = new ResponseParser({ limits: options.limits, headRequest: options.head === true, wantsBody: options.wantsBody });
       let received = false;
       let settled = false;
       // The tap: the chunks fed to the parser, kept (not copied) only when someone observes.
@@ -203,13 +211,15 @@ export class Connection {
       const extra = parser.extra.length;
       if (extra > 0) response = response.subarray(0, response.length - extra);
     }
+    const cut = res?.unwanted === 'cut';
     return {
       ip,
       startedAt,
       endedAt: epochNow(),
       response,
-      payload: error === undefined ? res?.body : undefined,
+      payload: error === undefined && !cut ? res?.body : undefined,
       status: res?.status ?? parser.head?.status ?? 0,
+      truncated: error !== undefined ? (response.length > 0 ? truncationOf(error.code) : undefined) : cut ? 'length' : undefined,
       error,
     };
   }

@@ -23,15 +23,20 @@
  * What makes framing ambiguous is still rejected (RFC 9112 §6.3): differing
  * or invalid Content-Length values, an invalid chunk size, a bare CR, or
  * whitespace before the first field line (§2.2).
+ *
+ * A body the reader has no use for (`wantsBody` says so from the head, such
+ * as a page whose Content-Type is not HTML) is read only while it is short
+ * (UNWANTED_BODY_DRAIN_BYTES); once it is known to be longer, the message
+ * ends without it (`unwanted: 'cut'`), and the connection must be closed.
  */
 import { CrawlerError } from '../errors.js';
 import { badResponse, excerpt } from './header-lines.js';
 import { HeaderSection } from './header-section.js';
 import { MAX_CHUNK_LINE, STATUS_PREFIX, checkStatusPrefix, parseChunkSize } from './line-syntax.js';
-import { DEFAULT_LIMITS, type ParsedResponse, type ResponseHead, type ResponseParserOptions } from './parsed-response.js';
+import { DEFAULT_LIMITS, UNWANTED_BODY_DRAIN_BYTES, type ParsedResponse, type ResponseHead, type ResponseParserOptions, type WantsBody } from './parsed-response.js';
 
 export { headerValue, headerValues, type Field, type Framing } from './header-lines.js';
-export { DEFAULT_LIMITS, type ParsedResponse, type ParserLimits, type ResponseHead, type ResponseParserOptions } from './parsed-response.js';
+export { DEFAULT_LIMITS, UNWANTED_BODY_DRAIN_BYTES, type ParsedResponse, type ParserLimits, type ResponseHead, type ResponseParserOptions, type WantsBody } from './parsed-response.js';
 
 const CR = 13;
 const LF = 10;
@@ -63,6 +68,10 @@ export class ResponseParser {
   private readonly maxHeaderBytes: number;
   private readonly maxBodyBytes: number;
   private readonly headRequest: boolean;
+  private readonly wantsBody: WantsBody | undefined;
+  /** The body's cap: maxBodyBytes, or for an unwanted body the drain threshold (past which it is cut, not refused). */
+  private bodyCap: number;
+  private unwanted: ParsedResponse['unwanted'];
   private state = START;
   private anyByte = false;
   private emptyLines = 0;
@@ -94,6 +103,8 @@ export class ResponseParser {
     this.maxHeaderBytes = options.limits?.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes;
     this.maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_LIMITS.maxBodyBytes;
     this.headRequest = options.headRequest === true;
+    this.wantsBody = options.wantsBody;
+    this.bodyCap = this.maxBodyBytes;
   }
 
   /** The final response is complete. */
@@ -106,7 +117,7 @@ export class ResponseParser {
     return this.result;
   }
 
-  /** The final response's head, as soon as its header section is complete (e.g. to give up on a non-HTML Content-Type early). */
+  /** The final response's head, as soon as its header section is complete. */
   get head(): ResponseHead | undefined {
     return this.headInfo;
   }
@@ -194,7 +205,11 @@ export class ResponseParser {
         if (this.remaining === 0) this.state = CHUNK_CR;
       } else if (state === BODY_CLOSE) {
         const n = len - pos;
-        if (this.bodyBytes + n > this.maxBodyBytes) throw this.bodyOverflow('response body');
+        if (this.bodyBytes + n > this.bodyCap) {
+          if (this.unwanted === undefined) throw this.bodyOverflow('response body');
+          this.cut(); // what is left of this chunk is past the message
+          continue;
+        }
         this.parts.push(pos === 0 ? buf : buf.subarray(pos));
         this.bodyBytes += n;
         pos = len;
@@ -301,10 +316,16 @@ export class ResponseParser {
       return;
     }
     const length = this.section.bodyLength;
-    if (length > this.maxBodyBytes) throw this.bodyOverflow(`Content-Length ${length}`);
+    const mayHaveBody = head.framing !== 'none' && (head.framing !== 'length' || length > 0);
+    if (mayHaveBody && this.wantsBody !== undefined && !this.wantsBody(head)) {
+      this.unwanted = 'drained';
+      this.bodyCap = Math.min(UNWANTED_BODY_DRAIN_BYTES, this.maxBodyBytes);
+    }
+    if (length > this.bodyCap && this.unwanted === undefined) throw this.bodyOverflow(`Content-Length ${length}`);
     this.headInfo = head;
     this.sectionBytes = 0;
-    if (head.framing === 'chunked') this.state = CHUNK_SIZE;
+    if (length > this.bodyCap) this.cut();
+    else if (head.framing === 'chunked') this.state = CHUNK_SIZE;
     else if (head.framing === 'close') this.state = BODY_CLOSE;
     else if (length > 0) {
       // The buffer is allocated when the first body bytes arrive, and only if the body spans chunks.
@@ -321,7 +342,11 @@ export class ResponseParser {
       this.sectionBytes = 0;
       return;
     }
-    if (this.bodyBytes + size > this.maxBodyBytes) throw this.bodyOverflow('chunked body');
+    if (this.bodyBytes + size > this.bodyCap) {
+      if (this.unwanted === undefined) throw this.bodyOverflow('chunked body');
+      this.cut();
+      return;
+    }
     this.bodyBytes += size;
     this.remaining = size;
     this.state = CHUNK_DATA;
@@ -330,12 +355,27 @@ export class ResponseParser {
   private complete(): void {
     const { version, status, reason, headers, keepAlive, framing } = this.headInfo as ResponseHead;
     const body = this.view ?? this.fixed ?? (this.parts.length === 0 ? EMPTY : Buffer.concat(this.parts, this.bodyBytes));
+    const unwanted = this.unwanted;
     // A literal, not a spread of the head: this runs once per response on the hot path.
-    this.result = { version, status, reason, headers, trailers: this.section.trailers, body, keepAlive, framing, notes: this.section.notes };
+    this.result = { version, status, reason, headers, trailers: this.section.trailers, body, keepAlive: keepAlive && unwanted !== 'cut', framing, notes: this.section.notes, unwanted };
     this.state = DONE;
     this.fixed = undefined;
     this.view = undefined;
     this.parts = [];
+  }
+
+  /**
+   * An unwanted body turned out longer than the drain threshold: the message
+   * ends here, without its body (`unwanted: 'cut'`). Bytes after this point
+   * are `extra`, so the connection is not reused.
+   */
+  private cut(): void {
+    this.unwanted = 'cut';
+    this.fixed = undefined;
+    this.view = undefined;
+    this.parts = [];
+    this.bodyBytes = 0;
+    this.complete();
   }
 
   private addExtra(chunk: Buffer): void {

@@ -10,9 +10,10 @@ import type { HttpUrl } from '../url/http-url.js';
 
 /**
  * Why a response's bytes end early (WARC-Truncated's values, WARC 1.1 §5.13):
- * `length` a size cap, `time` the idle or whole-response timeout,
- * `disconnect` a reset or a close before the end, `unspecified` anything else
- * that stopped the reading (a malformed response).
+ * `length` a size cap (an unwanted body's drain threshold too), `time` the
+ * idle or whole-response timeout, `disconnect` a reset or a close before the
+ * end, `unspecified` anything else that stopped the reading (a malformed
+ * response).
  */
 export type Truncation = 'length' | 'time' | 'disconnect' | 'unspecified';
 
@@ -47,7 +48,11 @@ export interface WireExchange {
   payload: Buffer | undefined;
   /** The status, or 0 when no status line arrived. */
   status: number;
-  /** Set when response bytes arrived but were cut short. */
+  /**
+   * Set when response bytes arrived but are not the whole message: cut short
+   * by a failure (see `error`), or `length` with no error for a body the
+   * reader did not want and was left unread (FetchOptions.wantsBody).
+   */
   truncated?: Truncation | undefined;
   /** Set when the exchange failed (no response, or an incomplete one). */
   error?: CrawlerError | undefined;

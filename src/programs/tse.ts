@@ -12,7 +12,7 @@ import type { FetchResponse } from '../http/client.js';
 import { responseRetryAfter } from '../http/retry-after.js';
 import { isPushback } from '../engine/pushback.js';
 import type { FetchOutcome } from '../engine/redirects.js';
-import { headerValue } from '../http/response-parser.js';
+import { headerValue, type ResponseHead } from '../http/response-parser.js';
 import type { HttpUrl } from '../url/http-url.js';
 import { hasNonHtmlExtension, isHtmlContentType } from '../url/non-html.js';
 import type { Scope } from '../url/scope.js';
@@ -30,7 +30,16 @@ export function tseInScope(scope: Scope): (url: HttpUrl) => boolean {
  */
 export const UNASKED_304 = '(HTTP 304 Not Modified to a request without If-None-Match or If-Modified-Since: no earlier copy to keep)';
 
-/** Why a final response is not saved, as the log prints it; undefined to save it (a 200 with an HTML or no Content-Type). */
+/**
+ * Whether an answer's body can be of use to the crawler: not when its
+ * Content-Type names something other than HTML (it is never saved, nor
+ * scanned, whatever its status), so the HTTP client need not read it.
+ */
+export function tseWantsBody(head: ResponseHead): boolean {
+  return isHtmlContentType(headerValue(head.headers, 'content-type'));
+}
+
+/** Why a final response is not saved, as the log prints it; undefined to save it (a 200 with an HTML or no Content-Type). Reads the head only. */
 export function tseRejectReason(response: FetchResponse): string | undefined {
   if (response.status === 304) return UNASKED_304;
   if (response.status !== 200) return `(HTTP ${response.status})`;
@@ -66,7 +75,8 @@ export function tseFinalReason(response: FetchResponse, maxRetryAfterMs: number)
  * or, in a refresh, a 304 to the conditional request for a page the earlier
  * crawl saved (the page is unchanged: it was saved then, and its earlier
  * copy is saved now); any other answer fails with its reason; push-backs
- * are tried again (--retries).
+ * are tried again (--retries). The body of an answer that is not HTML is
+ * not read past a short one (tseWantsBody).
  */
 export function tsePolicy(settings: Pick<TseSettings, 'scope' | 'maxRetryAfterMs' | 'retries'>, resolve: (href: string, base: HttpUrl) => HttpUrl): PagePolicy {
   const { maxRetryAfterMs } = settings;
@@ -78,6 +88,8 @@ export function tsePolicy(settings: Pick<TseSettings, 'scope' | 'maxRetryAfterMs
       const reason = tseFinalReason(response, maxRetryAfterMs);
       return reason === undefined ? { keep: true, scan: true } : { keep: false, reason };
     },
+    // A body that is not HTML is left unread where it is long: the verdict reads only the head.
+    wantsBody: tseWantsBody,
     retry: tseRetry(settings.retries, maxRetryAfterMs),
     failureReason,
   };

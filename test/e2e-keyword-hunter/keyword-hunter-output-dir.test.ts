@@ -123,6 +123,14 @@ describe('KeywordHunter OutputDir', { concurrency: true }, () => {
     assert.deepEqual(readFileSync(join(dir, 'chunked.bin')), BINARY);
   });
 
+  test('a long body that is not HTML is read whole all the same (the crawler alone leaves such bodies unread): searched and saved', async () => {
+    const long = Buffer.concat([Buffer.alloc(200 * 1024, 0x2e), Buffer.from('\nLONGKEY at the end\n')]);
+    const S = await site({ '/long.bin': { headers: { 'content-type': 'application/octet-stream' }, body: long } });
+    const dir = tempDir();
+    assertOutput(await kh([`${S.origin}/long.bin`, 'LONGKEY', dir]), [PAGE(S, '/long.bin', 200), FOUND(S, '/long.bin', 'LONGKEY at the end')]);
+    assert.deepEqual(readFileSync(join(dir, 'long.bin')), long);
+  });
+
   test('the page holding the keyword is saved too', async () => {
     const S = await site({ '/': { body: page('s', ['/found.html']) }, '/found.html': { body: 'x\nSAVEDKEY\n' } });
     const dir = tempDir();
