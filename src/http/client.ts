@@ -91,7 +91,8 @@ export interface FetchResponse extends ParsedResponse {
   url: HttpUrl;
   /**
    * The body's size as it travelled: with --compressed, before its content
-   * coding was undone (`body` is then the decoded body); absent: `body.length`.
+   * coding was undone (`body` is then the decoded body). Absent only in a
+   * response made elsewhere (a test's): then `body.length`.
    */
   wireBodyBytes?: number;
   /** True when the response came over a connection that had served before. */
@@ -230,9 +231,10 @@ export class HttpClient {
     const out = res as FetchResponse;
     out.url = url;
     out.reused = reused;
+    // Kept as a number: a body that waits on disk for its turn is not read back to learn its size.
+    out.wireBodyBytes = out.body.length;
     // An unwanted body, even one read whole, is of no use decoded.
     if (!this.options.compressed || out.unwanted !== undefined) return out;
-    out.wireBodyBytes = out.body.length;
     // Loaded only with --compressed: a crawl without it never loads zlib.
     const { decodeResponse } = await import('./content-decoding.js');
     return decodeResponse(out, this.options.limits.maxBodyBytes);
