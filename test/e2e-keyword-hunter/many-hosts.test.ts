@@ -6,6 +6,7 @@
  * each: the ideal is 5 s (11 request starts a host, robots.txt included),
  * measured at the servers from the first request start to the last.
  */
+// run-tests: serial (an upper bound on the crawl's span, 1.3 x the ideal, that CPU taken by other test files could break)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertStartsApart } from '../helpers/arrivals.js';
