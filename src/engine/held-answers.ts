@@ -136,6 +136,8 @@ export class HeldAnswers {
   hold(response: FetchResponse, early?: EarlyStagedPage): Held {
     if (early !== undefined) {
       const fields = packFields(response);
+      // The saved page keeps the body's size as it travelled; known now, it need not be read back for it.
+      response.wireBodyBytes ??= response.body.length;
       strip(response);
       const bytes = RESPONSE_OVERHEAD + fields.length;
       this.inMemory += bytes;

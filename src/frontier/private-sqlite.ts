@@ -182,13 +182,18 @@ export class SqliteFrontier implements FrontierStore {
   }
 
   private flushUnguarded(): void {
-    if (this.inPage) {
+    // A disk full or an I/O error in one of the group's statements (its COMMIT too) may make SQLite
+    // roll the whole group back on its own. Its pages are then redone on resume, as after a crash;
+    // nothing more is written: out of a transaction, the last ID would be committed alone, ahead of
+    // the pages it counts, and a resumed crawl would save the group's pages again under new IDs.
+    const open = this.db.inTransaction;
+    if (this.inPage && open) {
       // A page not committed by commit(entry) was cut short: it is redone.
       this.tx.rollbackTo.run();
       this.tx.release.run();
-      this.inPage = false;
     }
-    if (this.inTransaction) {
+    this.inPage = false;
+    if (this.inTransaction && open) {
       if (this.lastId !== this.storedId) this.stmt.setMeta.run('lastId', String(this.lastId));
       this.tx.commit.run();
       this.storedId = this.lastId;

@@ -3,6 +3,7 @@
  * it answers each host's pages late by the latency, on the host's own
  * address, and records what it served per host.
  */
+// run-tests: serial (the server's least gap, the shortest its arrival windows allow, must show the 120 ms the client left with no slack: a stall of the server behind other test files' CPU widens a window and shortens it)
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';

@@ -6,6 +6,7 @@
  * host is fetched at once, not one after another; a seed given twice is
  * queued once; a resumed crawl does not queue its seeds again.
  */
+// run-tests: serial (the seeds' robots.txt requests within 500 ms of each other, an upper bound that a stall of this process behind other test files could break)
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryFrontier } from '../../src/frontier/private-memory.js';

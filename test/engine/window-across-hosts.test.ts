@@ -6,6 +6,7 @@
  * Pages answered ahead of their turn wait in the spill beyond the memory
  * budget, and come back byte for byte. Measured at the servers.
  */
+// run-tests: serial (each other host asked within 4 x 150 ms of A's first page, an upper bound that a stall of this process behind other test files could break)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';

@@ -5,6 +5,7 @@
  * a back-off streak live on the host's row, so a worker that never saw the
  * push-back still obeys it.
  */
+// run-tests: serial (after a success the next request within 2 x 120 + 150 ms, an upper bound that a stall of this process behind other test files could break)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CrawlEvent } from '../../src/engine/events.js';

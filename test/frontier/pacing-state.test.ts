@@ -5,6 +5,7 @@
  * directory and given back on --resume, forgotten by a new crawl; a damaged
  * file is one clear error.
  */
+// run-tests: serial (a restored pause read within 100 ms of its restore, an upper bound that a stall of this process behind other test files could break)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

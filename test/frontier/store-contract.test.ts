@@ -7,17 +7,19 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryFrontier } from '../../src/frontier/private-memory.js';
 import Database from 'better-sqlite3';
 import { SqliteFrontier, STATE_FILE } from '../../src/frontier/private-sqlite.js';
 import type { FrontierEntry, FrontierStore } from '../../src/frontier/private-store.js';
 import { isCrawlerError } from '../../src/errors.js';
+import { freeBytes } from '../helpers/fs-faults.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const e = (key: string, depth: number): FrontierEntry => ({ key, url: key, depth });
 
-const { temp: tempDir } = useTempDirs('frontier-');
+const { temp: tempDir, tmpfs } = useTempDirs('frontier-');
 
 const stores: Array<[string, () => FrontierStore]> = [
   ['memory', () => new MemoryFrontier()],
@@ -197,6 +199,30 @@ describe('SqliteFrontier durability', () => {
       reader.close();
       s.close();
     }
+  });
+
+  test('a group whose commit meets a full disk is rolled back whole: closing writes nothing of it, and a resumed crawl redoes its pages under the same IDs', (t) => {
+    const dir = tmpfs(t, '8m', { prefix: 'frontier-full-' });
+    if (dir === undefined) return;
+    const s = new SqliteFrontier(dir, { seed: 'http://h/', maxDepth: 2, resume: false, commitIntervalMs: 0 });
+    s.add(e('seed', 0));
+    // Page 1 links 300 pages of long URLs: its group is committed (the interval is 0).
+    const links = Array.from({ length: 300 }, (_, i) => e(`http://h/${String(i).padStart(4, '0')}/${'x'.repeat(1000)}`, 1));
+    s.complete(s.take() as FrontierEntry, { links, documentId: 1 });
+    const filler = join(dir, 'filler');
+    writeFileSync(filler, Buffer.alloc(freeBytes(dir)));
+    // Page 2 and the 300 new links it brings cannot be written: SQLite rolls its group back on its own.
+    const second = s.take() as FrontierEntry;
+    const more = links.map((l) => e(`${l.key}/more`, 2));
+    assert.throws(() => s.complete(second, { links: more, documentId: 2 }), (x: unknown) => isCrawlerError(x, 'ERR_STATE'));
+    // The rollback freed room: a last ID written now would be committed alone, ahead of its page.
+    rmSync(filler);
+    s.close();
+    const r = new SqliteFrontier(dir, { seed: 'http://h/', maxDepth: 2, resume: true });
+    assert.equal(r.lastDocumentId, 1, 'the last ID committed is that of the last page committed');
+    assert.equal(r.pending, 300, 'page 2 is queued again, and none of its links is');
+    assert.equal(r.take()?.key, second.key, 'page 2 is the next page, so it gets ID 2 again');
+    r.close();
   });
 
   test('a retried entry keeps its attempts across a reopen (--resume keeps retry counts)', () => {

@@ -6,6 +6,7 @@
  * folded. At 10,000 hosts the file stays under 2 MB and Chromium loads it
  * in under 1 s.
  */
+// run-tests: serial (Chromium must open a 10,000-host report within 1 s, a bound on CPU work that other test files running beside it could break)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
