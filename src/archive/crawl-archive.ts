@@ -257,6 +257,8 @@ export class CrawlArchive {
       this.exchange(e.exchange);
       return;
     }
+    // A page requisite's exchange is archived as it comes; its event is no page's (it may come between a page's events).
+    if (e.type === 'requisite') return;
     if (e.type === 'link') {
       const page = this.scanned;
       if (page === undefined || e.url === undefined) return;

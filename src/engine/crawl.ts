@@ -29,6 +29,8 @@ import { redirectLocation, type FetchOutcome } from './redirects.js';
 import type { CompletingPage } from './turns.js';
 import type { PagePolicy } from './page-policy.js';
 import { WindowTurns } from './window-turns.js';
+import { Requisites, type RequisiteSettings } from './requisites.js';
+import type { RequisiteStore } from '../frontier/requisite-journal.js';
 
 export interface CrawlOptions {
   seed: HttpUrl;
@@ -112,6 +114,10 @@ export interface CrawlOptions {
   aheadMemory?: number;
   /** Read the sitemaps of each seed's host once its page is saved, and queue their URLs after its links (crawler --sitemaps). */
   sitemaps?: SitemapSettings | undefined;
+  /** --page-requisites: each kept page's requisites are fetched after it, for the archive (requisites.ts). */
+  requisites?: RequisiteSettings | undefined;
+  /** A private crawl's state of its requisites (a resumed crawl goes on with them), and when the archive holds one's records. */
+  requisiteStore?: { store: RequisiteStore; recorded?: ((key: string) => Promise<void>) | undefined } | undefined;
 }
 
 
@@ -133,6 +139,8 @@ export class Crawl {
   private window: Lookahead | undefined;
   /** Where links whose host's robots.txt has come are fetched ahead while a page (or the seeds) waits for the rest; undefined at concurrency 1. */
   private readonly ahead: ((links: AheadLinks) => void) | undefined;
+  /** --page-requisites: what the kept pages need to be displayed, fetched beside the crawl. */
+  readonly requisites: Requisites | undefined;
 
   constructor(options: CrawlOptions) {
     this.o = options;
@@ -143,6 +151,21 @@ export class Crawl {
     this.robots = new RobotsGate({ politeness: options.politeness, enabled: load !== undefined, onEvent: options.onEvent, ...(load === undefined ? {} : { load }) });
     // The seen set is this process's frontier: a link is a duplicate as soon as it is judged.
     this.classifier = new LinkClassifier({ inScope: (url) => options.policy.inScope(url), robots: this.robots, isSeen: (key) => frontier.isSeen(key) });
+    this.requisites =
+      options.requisites === undefined
+        ? undefined
+        : new Requisites({
+            fetcher: options.fetcher,
+            robots: this.robots,
+            resolve: (href, base) => options.policy.resolveLink(href, base),
+            maxRedirects: options.maxRedirects,
+            settings: options.requisites,
+            onEvent: options.onEvent,
+            signal: this.fetchSignal,
+            concurrency: Math.max(1, options.concurrency ?? 1),
+            store: options.requisiteStore?.store,
+            recorded: options.requisiteStore?.recorded,
+          });
     this.path = new PagePath({
       policy: options.policy,
       extractor: options.extractor,
@@ -158,6 +181,7 @@ export class Crawl {
       ...(this.ahead === undefined ? {} : { ahead: this.ahead }),
       onEvent: options.onEvent,
       signal: this.fetchSignal,
+      requisites: this.requisites,
     });
   }
 
@@ -209,7 +233,12 @@ export class Crawl {
     // The seeds are queued together, in the same unit as the first page (a durable frontier commits them
     // with it): when one of them is seen, a resumed crawl has queued them all already.
     const seeded = seeds.some((s) => frontier.isSeen(s.key));
-    if (seeded && frontier.pending === 0) return { pages: 0, stoppedBy: 'done' };
+    // A resumed crawl's requisites queued and not fetched before the stop are fetched beside its pages.
+    this.requisites?.resume();
+    if (seeded && frontier.pending === 0) {
+      await this.requisites?.drain();
+      return { pages: 0, stoppedBy: 'done' };
+    }
     if (!seeded) {
       const queued = await this.seed(seeds);
       if (queued === undefined) return { pages: 0, stoppedBy: 'signal' };
@@ -218,6 +247,8 @@ export class Crawl {
     const turns = new WindowTurns({ frontier, window, path, maxPages: this.o.maxPages, beforeComplete: this.o.beforeComplete, captureOf: this.o.captureOf });
     const sitemaps = this.o.sitemaps === undefined ? undefined : await openSitemaps(this.o.sitemaps, { fetcher: this.o.fetcher, robots: this.robots, classifier: this.classifier, resolve: (href, base) => this.o.policy.resolveLink(href, base), maxRedirects: this.o.maxRedirects, robotsConcurrency: Math.max(1, this.o.concurrency ?? 1), onEvent: this.o.onEvent, signal: this.fetchSignal });
     const end = await runLoop(turns, { path, onEvent: this.o.onEvent, signal: this.o.signal, seedDepth: this.o.seedDepth, maxDepth: this.o.maxDepth, outputRoom: this.o.outputRoom, sitemaps });
+    // The last pages' requisites are fetched before the crawl ends (a stop cuts them short: their fetches abort).
+    await this.requisites?.drain();
     return { pages: path.answered, stoppedBy: end };
   }
 

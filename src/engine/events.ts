@@ -12,6 +12,9 @@ import type { RobotsSource } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { SitemapOutcome } from '../sitemap/sitemap-reader.js';
 
+/** How a page requisite ended (engine/requisites.ts): fetched, failed, or left out by robots.txt, the scope or a page's cap. */
+export type RequisiteOutcome = 'fetched' | 'failed' | 'robots' | 'outside' | 'capped';
+
 export type CrawlEvent =
   /** A request's answer (any status), or its failure (`error`; status 0 unless the status line and headers had arrived). `notes`: header lines skipped. */
   | { type: 'response'; url: HttpUrl; depth: number; status: number; error?: CrawlerError | undefined; notes?: readonly string[] | undefined }
@@ -33,6 +36,12 @@ export type CrawlEvent =
   | { type: 'robots-txt'; url: string; answer: StoredRobots }
   /** A request went out and ended (pages, robots.txt, each redirect hop): its bytes and timing, from the HTTP client's tap. */
   | { type: 'exchange'; exchange: WireExchange }
+  /**
+   * --page-requisites: a requisite of the kept page `page` was fetched or
+   * failed, or was left out (robots.txt, outside the scope, or the page's
+   * cap: told once per page, `url` then the page's).
+   */
+  | { type: 'requisite'; url: HttpUrl; page: HttpUrl; depth: number; outcome: RequisiteOutcome; status?: number; bytes?: number; reason?: string; error?: CrawlerError }
   /** A host's robots.txt rules were learnt: the group applied (see RobotsRules.group) and its Crawl-delay in seconds; for rules that are no file's, the answer's `status` (0: none arrived) when known. */
   | { type: 'robots'; origin: string; source: RobotsSource; group: string; rules: number; crawlDelay: number | undefined; status?: number | undefined }
   /** A host's pacing changed (Crawl-delay, back-off, a Retry-After pause, --delay-factor): `at` and `pausedUntil` are epoch ms. */

@@ -65,6 +65,8 @@ export interface PagePathOptions {
   onEvent: CrawlEventSink;
   /** The scheduler's stop: ends every wait of a visit. */
   signal: AbortSignal;
+  /** --page-requisites: told each kept page, whose requisites it fetches beside the crawl. */
+  requisites?: { page(url: HttpUrl, depth: number, body: Buffer): void } | undefined;
 }
 
 const NOTHING: ClaimEntry[] = [];
@@ -233,6 +235,8 @@ export class PagePath {
       }
     }
     const refresh = this.o.earlier === undefined ? undefined : refreshed(earlier, unchanged, body());
+    // Its requisites are asked after the page (the archive keeps them; a page is never one).
+    this.o.requisites?.page(url, depth, body());
     return {
       end: 'done',
       links: scan?.links ?? NOTHING,

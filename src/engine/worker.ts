@@ -19,6 +19,7 @@ import type { CrawlEventSink } from './events.js';
 import { GroupPublish } from './group-publish.js';
 import { LinkClassifier } from './link-classifier.js';
 import { openSitemaps, runLoop, type LoopEnd } from './loop.js';
+import { Requisites, type RequisiteSettings } from './requisites.js';
 import { PagePath } from './page-path.js';
 import type { PoliteFetcher } from './polite-fetch.js';
 import { RobotsGate } from './robots-gate.js';
@@ -54,6 +55,8 @@ export interface WorkerOptions {
   beforeComplete?: (page: CompletingPage) => Promise<void>;
   /** Read the sitemaps of the seed's host once its page is saved (crawler --sitemaps): the worker that completes it does. */
   sitemaps?: SitemapSettings | undefined;
+  /** --page-requisites: each kept page's requisites, fetched in their hosts' turns for this worker's archive. */
+  requisites?: RequisiteSettings | undefined;
   /** The most redirect hops of one chain, queued hops included (--max-redirects), and of a sitemap's or robots.txt's request. */
   maxRedirects: number;
 }
@@ -75,6 +78,8 @@ export class Worker {
   private readonly classifier: LinkClassifier;
   private readonly path: PagePath;
   private readonly turns: ClaimTurns;
+  /** --page-requisites: this worker's pages' requisites, fetched beside its lanes. */
+  readonly requisites: Requisites | undefined;
 
   constructor(options: WorkerOptions) {
     this.o = options;
@@ -97,6 +102,21 @@ export class Worker {
     });
     // The store says which links were new when a claim is completed: no seen set here.
     this.classifier = new LinkClassifier({ inScope: (url) => options.policy.inScope(url), robots: this.robotsGate });
+    this.requisites =
+      options.requisites === undefined
+        ? undefined
+        : new Requisites({
+            fetcher: options.fetcher,
+            robots: this.robotsGate,
+            resolve: (href, base) => options.policy.resolveLink(href, base),
+            maxRedirects: options.maxRedirects,
+            settings: options.requisites,
+            onEvent: options.onEvent,
+            signal,
+            concurrency: Math.max(1, options.lanes),
+            // Every worker keeps each host's interval: a requisite waits for its host's turn in the store.
+            inTurn: (origin, request) => robots.inTurn(origin, request),
+          });
     this.path = new PagePath({
       policy: options.policy,
       extractor: options.extractor,
@@ -109,6 +129,7 @@ export class Worker {
       robotsConcurrency: Math.max(1, options.lanes),
       onEvent: options.onEvent,
       signal,
+      requisites: this.requisites,
     });
     this.turns = new ClaimTurns({
       store: options.store,
@@ -143,6 +164,8 @@ export class Worker {
         ),
       );
       await this.turns.publishWaiting();
+      // This worker's last pages' requisites are fetched before it ends (each worker archives its own).
+      await this.requisites?.drain();
     } finally {
       this.halt.abort();
     }

@@ -24,6 +24,7 @@ import { removeFileSync } from '../sink/atomic-file.js';
 import { CrawlerError, writeError } from '../errors.js';
 import { STATE_FILE, stateFileParts } from '../sink/state-file.js';
 import { PAGES_DDL, PagesTable, type RefreshCounts } from './pages-table.js';
+import { RequisiteJournal, REQUISITES_DDL } from './requisite-journal.js';
 import { checkCrawl, readMeta, recordCrawl, type CrawlRecord } from './sqlite-meta.js';
 import { forgetEarlierFiles, OWNED_THROUGH, readEarlierCrawl } from './state-ownership.js';
 import type { FrontierEntry, FrontierStore, PageCompletion } from './private-store.js';
@@ -93,6 +94,7 @@ export class SqliteFrontier implements FrontierStore {
   /** Page files of earlier crawls of ours still in the directory have IDs up to this (see SqliteFrontierOptions). */
   readonly ownedThrough: number;
   private readonly path: string;
+  private requisiteJournal: RequisiteJournal | undefined;
 
   /** Opens (or creates) the state of the crawl in `dir`. Throws ERR_STATE on a mismatch or a damaged file. */
   constructor(dir: string, options: SqliteFrontierOptions) {
@@ -124,7 +126,8 @@ export class SqliteFrontier implements FrontierStore {
           state INTEGER NOT NULL,
           attempts INTEGER NOT NULL DEFAULT 0
         );
-        ${PAGES_DDL}`);
+        ${PAGES_DDL}
+        ${REQUISITES_DDL}`);
     } catch (err) {
       throw new CrawlerError('ERR_STATE', `cannot open crawl state ${path}: ${(err as Error).message}`, { cause: err });
     }
@@ -193,8 +196,14 @@ export class SqliteFrontier implements FrontierStore {
       this.tx.release.run();
     }
     this.inPage = false;
-    if (this.inTransaction && open) {
+    // Requisites' changes (--page-requisites) are written at a commit even when no page is (the last pages' requisites).
+    if (this.requisiteJournal?.dirty === true && !this.inTransaction) {
+      this.tx.begin.run();
+      this.inTransaction = true;
+    }
+    if (this.inTransaction && this.db.inTransaction) {
       if (this.lastId !== this.storedId) this.stmt.setMeta.run('lastId', String(this.lastId));
+      this.requisiteJournal?.write();
       this.tx.commit.run();
       this.storedId = this.lastId;
     }
@@ -344,6 +353,12 @@ export class SqliteFrontier implements FrontierStore {
       this.inPage = false;
       this.db.close();
     }
+  }
+
+  /** The crawl's page requisites in the state (--page-requisites), written at each commit. */
+  get requisites(): RequisiteJournal {
+    this.requisiteJournal ??= new RequisiteJournal(this.db);
+    return this.requisiteJournal;
   }
 
   /** Commits the pages done, rolls back a page cut short (it is redone on resume), and closes. */

@@ -24,6 +24,7 @@ import { refreshLine, refreshSummary, type RefreshSummary } from './tse-refresh.
 import type { HttpUrl } from '../url/http-url.js';
 import { count } from '../plural.js';
 import { outputsOf } from './tse-resume-outputs.js';
+import { requisitesLine } from '../output/requisites-line.js';
 
 /**
  * `--write-thread auto`: the page files get a thread of their own once
@@ -157,6 +158,8 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     fetchNext: true,
     outputRoom: io.stdoutRoom,
     sitemaps: settings.sitemaps === true ? { maxUrlLength: settings.maxUrlLength } : undefined,
+    requisites: settings.requisites,
+    requisiteStore: settings.requisites === undefined ? undefined : { store: frontier.requisites, recorded: archive === undefined ? undefined : (key: string) => archive.written(key) },
     onEvent,
   });
   let summary;
@@ -218,6 +221,7 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
   if (frontier.ownedThrough > saved) forgetEarlierFiles(pageDir);
   if (removed > 0) io.stderr(`crawler: removed ${removed} page files of an earlier crawl from ${pageDir}\n`);
   io.stderr(`crawler: saved ${count(saved, 'page')} in ${pageDir}\n`);
+  if (crawl.requisites !== undefined) io.stderr(requisitesLine(crawl.requisites.counts));
   if (refreshed !== undefined) io.stderr(refreshLine(settings.since as string, refreshed));
   return 0;
 }

@@ -93,6 +93,10 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved, delayMs, leftOut
         for (const note of e.notes) io.stderr(`crawler: ${note}\n`);
         if (e.url !== undefined && e.outcome !== 'not-requested') io.stderr(`crawler: sitemap ${e.url.key}: ${count(e.found, 'URL')} listed, ${e.queued} queued${droppedWords(e.dropped)}\n`);
         break;
+      case 'requisite':
+        // --page-requisites: kept in the archive only; --json says what became of each, the CS50 log nothing.
+        log.jsonOnly('Requisite', { depth: e.depth, url: e.url.key, page: e.page.key, outcome: e.outcome, status: e.status, bytes: e.bytes, reason: e.reason });
+        break;
       case 'lost':
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);
         break;

@@ -3,6 +3,7 @@
  * line (src/cli/crawler.ts) checks and builds them, and their defaults.
  */
 import type { LogMode } from '../output/cs50-log.js';
+import type { RequisiteSettings } from '../engine/requisites.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { Scope, ScopeReason } from '../url/scope.js';
 import type { RunSettings } from './run-settings.js';
@@ -38,6 +39,8 @@ export interface TseSettings extends RunSettings {
   writeThread?: WriteThread;
   /** --sitemaps: the seed host's sitemaps add links at depth 1. */
   sitemaps?: boolean;
+  /** --page-requisites: each saved page's requisites fetched for the archive. */
+  requisites?: RequisiteSettings | undefined;
   /** The program's name and arguments as given (the archive's warcinfo and the report name them). */
   commandLine?: readonly string[];
 }

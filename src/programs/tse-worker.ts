@@ -20,6 +20,7 @@ import type { TseParts } from './tse-parts.js';
 import type { TseSettings } from './tse-settings.js';
 import type { CompletingPage } from '../engine/turns.js';
 import { count } from '../plural.js';
+import { requisitesLine } from '../output/requisites-line.js';
 
 /**
  * Connections a worker keeps to PostgreSQL at most. Each call is one short
@@ -122,6 +123,7 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
     signal: io.signal,
     outputRoom: io.stdoutRoom,
     sitemaps: settings.sitemaps === true ? { maxUrlLength: settings.maxUrlLength } : undefined,
+    requisites: settings.requisites,
     maxRedirects: settings.maxRedirects,
     // The page's records are in the archive before the store hears it is done.
     ...(archive === undefined ? {} : { beforeComplete: ({ key }: CompletingPage) => archive.written(key) }),
@@ -152,6 +154,7 @@ async function work(p: TseParts, shared: NonNullable<TseSettings['shared']>, sto
   // Done means no claim is out anywhere: a temporary file left here is a dead worker's.
   if (summary.crawlDone) await sink.removeTemporary();
   io.stderr(`${mine}${summary.crawlDone ? `; the crawl is done${total === undefined ? '' : `: ${count(total, 'page')} in all`}` : ''}\n`);
+  if (worker.requisites !== undefined) io.stderr(requisitesLine(worker.requisites.counts));
   return 0;
 }
 

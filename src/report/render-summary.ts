@@ -52,8 +52,16 @@ export function renderSummary(model: ReportModel, now: number): string {
   const hosts = new Set([...[...model.hosts.values()].filter((h) => h.exchanges.length > 0).map((h) => h.origin), ...[...model.pages.values()].filter((p) => p.status !== undefined).map((p) => originOf(p.url))]).size;
   const skips = [...skipped].sort((a, b) => b[1] - a[1]).map(([k, v]) => `<li data-skip="${k}" data-count="${v}">${int(v)} ${SKIP_WORDS[k]}</li>`);
   const last = model.ends[model.ends.length - 1];
+  const req = model.requisites;
+  const reqFetched = [...req.fetched.values()].reduce((a, b) => a + b, 0);
+  const reqNot = [...req.notFetched].sort((a, b) => b[1] - a[1]).map(([why, n]) => `<li data-requisite="${esc(why)}" data-count="${n}">${int(n)} ${esc(why)}</li>`);
+  const reqPages = req.fetched.size;
+  const requisites =
+    reqFetched + reqNot.length === 0
+      ? ''
+      : `<p class="requisites" data-requisites="${reqFetched}" data-pages="${reqPages}">Page requisites (for the archive): ${int(reqFetched)} fetched for ${int(reqPages)} pages${reqPages === 0 ? '' : `, ${(reqFetched / reqPages).toFixed(1)} a page, at most ${int(Math.max(...req.fetched.values()))}`}${reqNot.length === 0 ? '.' : '; not fetched:'}</p>${reqNot.length === 0 ? '' : `<ul class="skips">${reqNot.join('')}</ul>`}`;
   const runs = model.runs.length > 1 ? `, in ${model.runs.length} runs (resumed)` : '';
   return `<section id="summary"><h2>Summary</h2><div class="figs">${figure('saved', kh ? 'pages answered 200' : 'pages saved', saved)}${figure('failed', 'pages failed', failures)}${figure('skipped', 'links not followed', skippedTotal)}${figure('requests', 'requests', requests)}${figure('bytes', 'bytes read', model.bytes, bytes(model.bytes))}${figure('wall', 'wall time', Math.round(wall), duration(wall))}${figure('rate', 'pages per second', Math.round(rate * 100) / 100, rate.toFixed(2))}${figure('hosts', 'hosts', hosts)}</div>
-${skips.length === 0 ? '' : `<ul class="skips">${skips.join('')}</ul>`}
+${skips.length === 0 ? '' : `<ul class="skips">${skips.join('')}</ul>`}${requisites}
 <dl class="run"><dt>command</dt><dd>${commandLine(run?.command ?? [])}</dd><dt>versions</dt><dd>${esc(run?.versions ?? '')}</dd><dt>started</dt><dd>${run === undefined ? '' : new Date(run.startedAt).toISOString()}${runs}</dd><dt>ended</dt><dd>${last === undefined ? 'not yet' : `${new Date(last.at).toISOString()} (${esc(last.why)})`}</dd></dl></section>`;
 }

@@ -75,6 +75,8 @@ export class ReportModel {
   /** Requests that got no answer, by error. */
   readonly errors = new Map<string, number>();
   match: { url: string; depth: number; line: string } | undefined;
+  /** --page-requisites: requisites fetched per page, and those not fetched by reason. */
+  readonly requisites = { fetched: new Map<string, number>(), notFetched: new Map<string, number>() };
   /** crawler --since, once the refresh ran to its end: the earlier crawl's pages not saved, and the first of them. */
   gone: { count: number; listed: string[] } | undefined;
   /** Links followed whose pages are not requested yet: the page each was found on. */
@@ -177,6 +179,15 @@ export class ReportModel {
       case 'match':
         this.match = { url: r[1], depth: r[2], line: r[3] };
         break;
+      case 'req': {
+        const { fetched, notFetched } = this.requisites;
+        if (r[2] === 'fetched') fetched.set(r[1], (fetched.get(r[1]) ?? 0) + 1);
+        else {
+          const why = r[3] ?? r[2];
+          notFetched.set(why, (notFetched.get(why) ?? 0) + 1);
+        }
+        break;
+      }
     }
     return true;
   }

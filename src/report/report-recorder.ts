@@ -99,7 +99,7 @@ export class ReportRecorder {
 
   /** The events' consumer. */
   readonly consume = (e: CrawlEvent): void => {
-    if (e.type !== 'link' && e.type !== 'exchange' && e.type !== 'host' && e.type !== 'robots') this.endScan();
+    if (e.type !== 'link' && e.type !== 'exchange' && e.type !== 'host' && e.type !== 'robots' && e.type !== 'requisite') this.endScan();
     switch (e.type) {
       case 'exchange': {
         const x = e.exchange;
@@ -142,6 +142,10 @@ export class ReportRecorder {
         break;
       case 'host':
         this.record(['host', e.origin, e.at, e.intervalMs, e.pausedUntil ?? 0, e.failures]);
+        break;
+      case 'requisite':
+        // A cap is told once a page: it counts as one line of the reasons.
+        this.record(e.outcome === 'fetched' ? ['req', e.page.key, 'fetched'] : ['req', e.page.key, e.outcome, requisiteReason(e)]);
         break;
       case 'match':
         this.record(['match', e.url.key, e.depth, e.line.toString('utf8')]);
@@ -204,5 +208,19 @@ export class ReportRecorder {
 
   private record(r: ReportRecord): void {
     if (this.model.apply(r)) this.journal?.append(r);
+  }
+}
+
+/** Why a requisite was not fetched, as the report groups them: its status, its error's cause, robots.txt, the scope, the cap. */
+function requisiteReason(e: Extract<CrawlEvent, { type: 'requisite' }>): string {
+  switch (e.outcome) {
+    case 'robots':
+      return 'disallowed by robots.txt';
+    case 'outside':
+      return e.reason === 'excluded' ? 'excluded by --exclude' : 'outside the crawl\'s hosts';
+    case 'capped':
+      return `a page's cap (${e.reason ?? ''})`;
+    default:
+      return e.status !== undefined ? `HTTP ${e.status}` : (e.error?.code ?? e.reason ?? 'failed');
   }
 }

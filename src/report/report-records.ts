@@ -59,6 +59,8 @@ export type ReportRecord =
   | ['robots-status', string, number]
   /** A host's pacing: origin, at (epoch ms), interval ms, paused until (epoch ms, 0: none), consecutive failures. */
   | ['host', string, number, number, number, number]
+  /** --page-requisites: a requisite of a page (the page's URL), how it ended, and why when it was not fetched. */
+  | ['req', string, string, string?]
   /** KeywordHunter's match: URL, depth, the line. */
   | ['match', string, number, string];
 

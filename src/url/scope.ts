@@ -81,8 +81,12 @@ export interface CrawlScope {
   readonly inScope: Scope;
   /** Why `url` is outside the crawl, in words ("not inside --internal-domain example.org"); undefined when inside. */
   outside(url: HttpUrl): string | undefined;
-  /** The same as a reason for machines (--json, the report): undefined when inside. */
-  leftOut(url: HttpUrl): ScopeReason | undefined;
+  /**
+   * The same as a reason for machines (--json, the report): undefined when
+   * inside. With `anyHost`, only --exclude is asked, not the hosts (page
+   * requisites, fetched on any host).
+   */
+  leftOut(url: HttpUrl, anyHost?: boolean): ScopeReason | undefined;
   /**
    * The scope as text that is the same for the same flags in any order and
    * repetition, and differs when they differ: what workers of a shared crawl
@@ -127,8 +131,8 @@ export function crawlScope(flags: ScopeFlags): CrawlScope {
   const parts = given ? [...keys.map((k) => `internal ${k}`), ...domainList.map((d) => `domain ${d.name}`), ...(anyHost ? ['any host'] : [])] : [];
   parts.push(...excludes.map((e) => `exclude ${e.source}`));
   /** Why `url` is outside, decided once for both the words and the reason (with the --exclude pattern that matched). */
-  const why = (url: HttpUrl): { reason: ScopeReason; pattern?: string } | undefined => {
-    if (!included(url)) return { reason: 'external' };
+  const why = (url: HttpUrl, anyHost = false): { reason: ScopeReason; pattern?: string } | undefined => {
+    if (!anyHost && !included(url)) return { reason: 'external' };
     if (excludes.length > 0 && url.key.length > maxKey) return { reason: 'too long' };
     const pattern = excludedBy(excludes, url);
     return pattern === undefined ? undefined : { reason: 'excluded', pattern };
@@ -142,7 +146,7 @@ export function crawlScope(flags: ScopeFlags): CrawlScope {
       if (w.reason === 'too long') return `longer than ${maxKey} characters once percent-encoded, too long to match against --exclude (--max-url-length)`;
       return `excluded by --exclude ${JSON.stringify(w.pattern)}`;
     },
-    leftOut: (url) => why(url)?.reason,
+    leftOut: (url, anyHost) => why(url, anyHost)?.reason,
     key: parts.length === 0 ? '' : JSON.stringify([...new Set(parts)].sort()),
   };
 }

@@ -48,6 +48,8 @@ export interface CrawlSetup {
   onPage?: (page: AnsweredPage, politeness: RecordingPoliteness) => void;
   /** A refresh's earlier crawl (CrawlOptions.earlier). */
   earlier?: EarlierPages;
+  /** --page-requisites (CrawlOptions.requisites). */
+  requisites?: import('../../src/engine/requisites.js').RequisiteSettings;
   /** The client asks for compressed bodies and decodes them (--compressed). */
   compressed?: boolean;
   /** Default: a memory frontier. */
@@ -132,7 +134,7 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
   const onEvent = (e: CrawlEvent): void => {
     o.onEvent?.(e);
     if (e.type === 'response') visiting = e.url.key;
-    if (e.type === 'saved') return;
+    if (e.type === 'saved' || e.type === 'requisite') return;
     if (e.type === 'failed') out.failures.push({ entry: visiting, url: e.url, code: e.error?.code ?? '' });
     else if (e.type === 'disallowed') out.seedDisallowed.push(e.url);
     else out.events.push(show(e));
@@ -162,6 +164,7 @@ export async function runCrawl(o: CrawlSetup): Promise<CrawlOutcome> {
       ...(o.sitemaps === true ? { sitemaps: { maxUrlLength: 2048 } } : {}),
       ...(o.spill === undefined ? {} : { spill: o.spill }),
       ...(o.aheadMemory === undefined ? {} : { aheadMemory: o.aheadMemory }),
+      ...(o.requisites === undefined ? {} : { requisites: o.requisites }),
     });
     return { summary: await crawl.run(), ...out };
   } finally {

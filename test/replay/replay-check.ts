@@ -40,7 +40,7 @@ async function viewOf(frame: Frame | Page): Promise<PageView> {
 }
 
 /** The frame in which ReplayWeb.page shows `url` (`.../w/COLL/[:WACZ-HASH/]TSmp_/URL`), once it has loaded. */
-async function replayFrame(page: Page, url: string, timeoutMs: number, ts?: string): Promise<Frame> {
+export async function replayFrame(page: Page, url: string, timeoutMs: number, ts?: string): Promise<Frame> {
   const deadline = Date.now() + timeoutMs;
   // The app's first load may race its own service worker's install and then show nothing (seen once in a
   // full test run, never alone): load the embed again now and then, as a user would press reload.
