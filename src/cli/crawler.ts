@@ -17,7 +17,7 @@ import { archiveFrom, clientOptionsFrom, concurrencyFrom, versionText } from './
 import { checkFlagLimits } from './flag-limits.js';
 import type { CliIo } from '../program-io.js';
 import { readSeedFile } from './seed-file.js';
-import { DEFAULT_REQUISITES, type RequisiteSettings } from '../engine/requisites.js';
+import { requisitesFrom } from './requisite-flags.js';
 
 type CrawlerFlags = FlagValues<typeof FLAGS>;
 
@@ -58,23 +58,6 @@ function scopeAndSeeds(flags: CrawlerFlags, seed: HttpUrl): { scope: CrawlScope;
     }
   }
   return { scope, moreSeeds };
-}
-
-/**
- * --page-requisites and its caps: they go into the archive, so it needs one.
- * Requisites are fetched on any host unless
- * --requisites-on-crawl-hosts; --exclude applies to them either way.
- */
-function requisitesFrom(flags: CrawlerFlags, scope: CrawlScope, archiving: boolean): RequisiteSettings | undefined {
-  if (!flags.pageRequisites) {
-    const stray = (['requisitesOnCrawlHosts'] as const).find((f) => flags[f]);
-    if (stray !== undefined) throw usage('--requisites-on-crawl-hosts goes with --page-requisites', 'ERR_INVALID_OPTION');
-    return undefined;
-  }
-  if (!archiving) throw usage('--page-requisites keeps what it fetches in the archive only: give --warc FILE or --wacz FILE too', 'ERR_INVALID_OPTION');
-  if (flags.requisitesPerPage < 1) throw usage('--requisites-per-page must be at least 1', 'ERR_INVALID_OPTION');
-  const anyHost = !flags.requisitesOnCrawlHosts;
-  return { ...DEFAULT_REQUISITES, maxPerPage: flags.requisitesPerPage, maxBytesPerPage: flags.requisiteBytes, outside: (url) => scope.leftOut(url, anyHost) };
 }
 
 /** crawler's main: returns the exit status. */
@@ -131,7 +114,7 @@ export async function crawlerMain(argv: string[], io: CliIo): Promise<number> {
   const report = option(() => reportSettings(flags.report, 'crawler', argv));
   const leaseMs = option(() => leaseMsFrom(flags.leaseMs));
   const archive = option(() => archiveFrom(flags));
-  const requisites = requisitesFrom(flags, scope, archive !== undefined);
+  const requisites = option(() => requisitesFrom(flags, scope, archive !== undefined));
   const quiet = flags.quiet;
   return runTse(
     {
