@@ -13,6 +13,7 @@
  * fourteen faults also checks that no fault leaves state that breaks the
  * pages after it. The crawls run concurrently, in `before`.
  */
+// run-tests: serial (the crawls run with --idle-timeout 0.5: the test's own servers must send each next byte within 500 ms, an upper bound that a stall behind other test files' CPU broke once at a load of 13)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseLog, type LogLine } from '../helpers/cs50-log.js';

@@ -13,6 +13,7 @@
  * Faults that need the same flags share one run; each fault has its own
  * test. The runs go concurrently, in `before`.
  */
+// run-tests: serial (the searches run with --idle-timeout 0.5: the test's own servers must send each next byte within 500 ms, an upper bound that a stall behind other test files' CPU could break)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';

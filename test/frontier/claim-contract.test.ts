@@ -5,6 +5,7 @@
  * connections to one file; PostgreSQL: two pools on one database), so what
  * one worker does is seen by the other.
  */
+// run-tests: serial (leases of 50 to 150 ms: the store calls that must come within one, on PostgreSQL too, are an upper bound that a stall behind other test files' CPU could break)
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
