@@ -27,7 +27,8 @@
 // runner ends with (ℹ tests, suites, pass, fail, cancelled, skipped, todo,
 // duration_ms) are held back and summed, and one summary of the whole run is
 // printed last, its duration_ms the wall time of both lanes. A lane's list of
-// failing tests is printed where that lane ends. The exit status is 1 when
+// failing tests is printed where that lane ends, and all of them again just
+// above the summary (a CI page shows a log's tail). The exit status is 1 when
 // either lane failed.
 //
 // Global setup: a throwaway PostgreSQL cluster (scripts/pg-cluster.js) whose URL
@@ -89,6 +90,8 @@ const lanes = [
 const SUMMARY = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo', 'duration_ms'];
 /** @type {Map<string, number>} the sums of the lanes' summaries */
 const totals = new Map(SUMMARY.map((k) => [k, 0]));
+/** The lines of every lane's list of failing tests, printed again at the end. */
+const failures = [];
 
 /** @type {NodeJS.Signals | undefined} the first SIGINT/SIGTERM; a second one kills the tests outright */
 let interrupted;
@@ -120,12 +123,17 @@ function runLane(lane, env) {
   /** @type {{ line: string, value: number }[]} lines that may be the lane's summary, held back until that is known */
   let held = [];
   let summarised = false;
+  let failing = false;
   const release = () => {
     for (const h of held) process.stdout.write(`${h.line}\n`);
     held = [];
   };
   createInterface({ input: tests.stdout, crlfDelay: Infinity }).on('line', (line) => {
-    const m = /^ℹ (\w+) (\d+(?:\.\d+)?)$/.exec(line.replace(/\x1b\[[0-9;]*m/g, ''));
+    const plain = line.replace(/\x1b\[[0-9;]*m/g, '');
+    if (plain === '✖ failing tests:') failing = true;
+    else if (failing && plain.startsWith('ℹ ')) failing = false;
+    else if (failing) failures.push(line);
+    const m = /^ℹ (\w+) (\d+(?:\.\d+)?)$/.exec(plain);
     if (m === null || m[1] !== SUMMARY[held.length]) {
       release(); // what was held was not the summary
       if (m === null || m[1] !== SUMMARY[0]) {
@@ -158,6 +166,11 @@ try {
     if ((await runLane(lane, pg.env)) !== 0) status = 1;
   }
   if (interrupted === undefined) {
+    // A log's tail is what a CI page shows: the failures of every lane again, just above the summary.
+    if (lanes.length > 1 && failures.some((l) => l.trim() !== '')) {
+      process.stdout.write('\n✖ failing tests of every lane, again:\n');
+      for (const l of failures) process.stdout.write(`${l}\n`);
+    }
     totals.set('duration_ms', performance.now() - started);
     for (const [key, value] of totals) process.stdout.write(`ℹ ${key} ${Number(value.toFixed(6))}\n`);
   }

@@ -9,6 +9,9 @@
  *   escapes decoded: `url(a\)b.png)` is `a)b.png`): kind 'url'. So are the
  *   url()s of `@font-face` `src:` lists (their format() and tech() strings
  *   are not URLs) and of `cursor`, `mask`, `filter` and every other property.
+ *   Declarations are not validated: a url() in an invalid declaration, or in
+ *   an @supports condition (which browsers only test), is read too, an extra
+ *   fetch rather than a missing one.
  * - A string directly inside `image-set(...)` or `-webkit-image-set(...)`
  *   (`image-set("a.png" 1x, "b.png" 2x)`): kind 'url', as the spec and
  *   browsers take such a string for a url(); every candidate, as an archive

@@ -100,6 +100,8 @@ test('--page-requisites --wacz: the page replays styled, every image loaded, eve
     try {
       await page.goto(replay.embedUrl(seed));
       const frame = await replayFrame(page, seed, 180_000);
+      // A CSS background is asked for once styles are computed, and may come after the load event: wait for it (bounded).
+      await frame.waitForFunction("performance.getEntriesByType('resource').some((r) => r.name.endsWith('/bg.png'))", undefined, { timeout: 60_000 }).catch(() => undefined);
       const replayed = (await frame.evaluate(LOOK)) as Look;
       assert.equal(replayed.body, live.body, 'the @imported stylesheet applies');
       assert.equal(replayed.h1, live.h1, 'the stylesheet applies');
