@@ -12,8 +12,12 @@ import type { RobotsSource } from '../robots/rules.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { SitemapOutcome } from '../sitemap/sitemap-reader.js';
 
-/** How a page requisite ended (engine/requisites.ts): fetched, failed, or left out by robots.txt, the scope or a page's cap. */
-export type RequisiteOutcome = 'fetched' | 'failed' | 'robots' | 'outside' | 'capped';
+/**
+ * How a page requisite ended (engine/requisites.ts): fetched, unchanged
+ * since the earlier crawl a refresh asked about it (a 304, archived as a
+ * revisit), failed, or left out by robots.txt, the scope or a page's cap.
+ */
+export type RequisiteOutcome = 'fetched' | 'unchanged' | 'failed' | 'robots' | 'outside' | 'capped';
 
 export type CrawlEvent =
   /** A request's answer (any status), or its failure (`error`; status 0 unless the status line and headers had arrived). `notes`: header lines skipped. */
@@ -41,7 +45,7 @@ export type CrawlEvent =
    * failed, or was left out (robots.txt, outside the scope, or the page's
    * cap: told once per page, `url` then the page's).
    */
-  | { type: 'requisite'; url: HttpUrl; page: HttpUrl; depth: number; outcome: RequisiteOutcome; status?: number; bytes?: number; reason?: string; error?: CrawlerError }
+  | { type: 'requisite'; url: HttpUrl; page: HttpUrl; depth: number; outcome: RequisiteOutcome; status?: number; bytes?: number; sparedBytes?: number; reason?: string; error?: CrawlerError }
   /** A host's robots.txt rules were learnt: the group applied (see RobotsRules.group) and its Crawl-delay in seconds; for rules that are no file's, the answer's `status` (0: none arrived) when known. */
   | { type: 'robots'; origin: string; source: RobotsSource; group: string; rules: number; crawlDelay: number | undefined; status?: number | undefined }
   /** A host's pacing changed (Crawl-delay, back-off, a Retry-After pause, --delay-factor): `at` and `pausedUntil` are epoch ms. */
@@ -79,10 +83,9 @@ export function epochNow(): number {
 }
 
 /** A politeness observer (PacingObserver) that tells `sink` each change of a host's pacing as a `host` event. */
-export function hostEvents(sink: CrawlEventSink): (origin: string, pacing: { intervalMs: number; pauseMs: number; failures: number }) => void {
-  return (origin, { intervalMs, pauseMs, failures }) => {
-    const at = epochNow();
-    sink({ type: 'host', origin, at, intervalMs, pausedUntil: pauseMs > 0 ? at + pauseMs : undefined, failures });
+export function hostEvents(sink: CrawlEventSink): (origin: string, pacing: { intervalMs: number; pausedUntil: number | undefined; failures: number }) => void {
+  return (origin, { intervalMs, pausedUntil, failures }) => {
+    sink({ type: 'host', origin, at: epochNow(), intervalMs, pausedUntil, failures });
   };
 }
 

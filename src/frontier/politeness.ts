@@ -20,8 +20,22 @@ export interface PolitenessOptions {
   observer?: PacingObserver;
 }
 
-/** A host's pacing just after a change: its interval now, the rest of a pause asked for (ms, 0 when none), consecutive failures. */
-export type PacingObserver = (host: string, pacing: { intervalMs: number; pauseMs: number; failures: number; refusal?: string | undefined }) => void;
+/**
+ * A host's pacing just after a change: its interval now, the rest of a pause
+ * asked for (ms, 0 when none) and when that pause ends (epoch ms: the same
+ * number at every change during one pause), consecutive failures.
+ */
+export type PacingObserver = (host: string, pacing: { intervalMs: number; pauseMs: number; pausedUntil: number | undefined; failures: number; refusal?: string | undefined }) => void;
+
+/**
+ * A moment of `clock` as epoch ms. The real clock is performance.now(), so
+ * that is exact and reads nothing (two reads of the time, one after the other,
+ * may be a scheduler's time slice apart on a loaded machine); an injected
+ * clock is mapped through the time now.
+ */
+function epochOf(clock: Clock, t: number): number {
+  return clock === systemClock ? performance.timeOrigin + t : performance.timeOrigin + performance.now() + (t - clock.now());
+}
 
 /** The longest interval back-off makes (spec decision: doubled per failure, capped at 60 s). */
 export const MAX_BACKOFF_MS = 60_000;
@@ -105,7 +119,8 @@ export class Politeness {
   private changed(host: string): void {
     if (this.observers.length === 0) return;
     const paused = this.pausedUntil.get(host);
-    const pacing = { intervalMs: this.intervalFor(host), pauseMs: paused === undefined ? 0 : Math.max(0, paused - this.clock.now()), failures: this.failures.get(host) ?? 0, refusal: this.refusals.get(host) };
+    const pauseMs = paused === undefined ? 0 : Math.max(0, paused - this.clock.now());
+    const pacing = { intervalMs: this.intervalFor(host), pauseMs, pausedUntil: pauseMs > 0 ? epochOf(this.clock, paused as number) : undefined, failures: this.failures.get(host) ?? 0, refusal: this.refusals.get(host) };
     for (const o of this.observers) o(host, pacing);
   }
 

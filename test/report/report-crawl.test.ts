@@ -8,7 +8,6 @@
  * KeywordHunter's chain to the match, a file not ours refused before any
  * request, and a report after SIGINT that --resume completes.
  */
-// run-tests: serial (once in nine parallel runs, at a load of 13, the report counted a second pause on the host that answered one 429; the cause is not found, so it runs alone)
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
