@@ -116,13 +116,17 @@ test('a TLS handshake the server never answers: ERR_CONNECT_TIMEOUT saying so', 
   await connectError(c.fetch(parseHttpUrl(`https://127.0.0.1:${server.port}/`)), 'ERR_CONNECT_TIMEOUT', /^TLS handshake failed with 127\.0\.0\.1:\d+: not done within 150 ms \(connect timeout\)$/);
 });
 
-test('200 hosts whose lookups take 100 ms each: fetched in a fraction of 200 x 100 ms (or 50 x 100 ms, four at a time)', async (t) => {
+test('200 hosts whose lookups take 100 ms each: the lookups run at once, not one or four at a time', async (t) => {
   const site = await startSite({ '/': { body: 'ok' } });
   t.after(() => site.close());
   let lookups = 0;
+  let inFlight = 0;
+  let most = 0;
   const { c } = client(async () => {
     lookups++;
+    most = Math.max(most, ++inFlight);
     await new Promise((r) => setTimeout(r, 100));
+    inFlight--;
     return LOOPBACK;
   });
   t.after(() => c.close());
@@ -131,5 +135,8 @@ test('200 hosts whose lookups take 100 ms each: fetched in a fraction of 200 x 1
   const took = performance.now() - started;
   assert.ok(answers.every((r) => r.status === 200));
   assert.equal(lookups, 200);
-  assert.ok(took >= 100 && took < 3000, `${took.toFixed(0)} ms`);
+  // Counted, not timed: the load of a busy machine cannot make this pass or fail.
+  assert.ok(most > 4, `at most ${most} lookups at once`);
+  // One at a time would take 200 x 100 ms: the slack is for a loaded machine.
+  assert.ok(took >= 100 && took < 15_000, `${took.toFixed(0)} ms`);
 });
