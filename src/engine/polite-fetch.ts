@@ -4,6 +4,7 @@
  * the start when the request bytes are written. Pages and robots.txt both
  * go through it, so robots requests count against the delay too.
  */
+import { HostSlots } from './host-slots.js';
 import { CrawlerError, isCrawlerError } from '../errors.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchOptions, FetchResponse, HttpClient } from '../http/client.js';
@@ -27,11 +28,18 @@ export interface PoliteFetcherOptions {
   maxRetryAfterMs?: number;
   /** Double a host's interval per consecutive failure (429, 5xx, timeouts, resets), restored by a success (crawler: on). */
   backOff?: boolean;
+  /**
+   * --connections-per-host: most requests to one host in flight at once
+   * when it asks for no interval, and one when it does (HostSlots). Absent:
+   * no cap here (the caller keeps to one).
+   */
+  connectionsPerHost?: number;
 }
 
 export class PoliteFetcher {
   private readonly maxRetryAfterMs: number;
   private readonly backOff: boolean;
+  private readonly slots: HostSlots | undefined;
 
   constructor(
     private readonly client: HttpClient,
@@ -41,6 +49,8 @@ export class PoliteFetcher {
   ) {
     this.maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
     this.backOff = options.backOff ?? false;
+    const perHost = options.connectionsPerHost;
+    this.slots = perHost === undefined ? undefined : new HostSlots((origin) => (politeness.intervalFor(origin) === 0 ? perHost : 1));
   }
 
   /**
@@ -51,6 +61,15 @@ export class PoliteFetcher {
    */
   async fetch(url: HttpUrl, signal: AbortSignal | undefined = this.signal, ask: PageAsk = {}): Promise<FetchResponse> {
     this.checkRefusal(url);
+    const slot = await this.slots?.take(url.origin, signal);
+    try {
+      return await this.fetchInSlot(url, signal, ask);
+    } finally {
+      slot?.();
+    }
+  }
+
+  private async fetchInSlot(url: HttpUrl, signal: AbortSignal | undefined, ask: PageAsk): Promise<FetchResponse> {
     let release = await this.politeness.turn(url.origin, signal);
     // A stop signal ends the wait early; the request must then not be sent.
     const checkStop = (): void => {

@@ -60,7 +60,7 @@ export async function buildRunParts(settings: RunSettings, io: CliIo, o: RunPart
   const archive = await startArchive(settings.archive, o.archiveRun, listeners);
   const client = new HttpClient({ ...settings.client, onExchange: exchangeEvents(listeners) });
   const politeness = new Politeness({ delayMs: settings.delayMs, delayFactor: settings.delayFactor, observer: o.report?.pacingObserver });
-  const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: o.backOff ?? false });
+  const fetcher = new PoliteFetcher(client, politeness, io.signal, { maxRetryAfterMs: settings.maxRetryAfterMs, backOff: o.backOff ?? false, connectionsPerHost: settings.connectionsPerHost });
   const resolve = (href: string, base: HttpUrl): HttpUrl => checkPathDepth(o.resolveLink(href, base, maxUrlLength), maxPathSegments);
   return {
     listeners,

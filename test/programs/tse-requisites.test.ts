@@ -3,7 +3,8 @@
  * an archive; with one, the CS50 log and the page files are those of the
  * same crawl without the flag, --json tells each requisite, stderr sums
  * them up in one line, the archive holds each requisite's exchange once,
- * and the report counts them per page and by why they were not fetched.
+ * and the report counts them per page and by why they were not fetched;
+ * pages and requisites together keep to --connections-per-host.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -116,4 +117,34 @@ test('two workers of a shared crawl: each archives its own pages\' requisites, a
   assert.ok(archived.has('/s.css'));
   // Pages, requisites and robots.txt, from both workers: every start at least the delay after the one before, at the server.
   assertStartsApart([...s.requests].sort((a, b) => a.at - b.at), 100, 'the host', (i) => s.requests[i]?.path ?? '');
+});
+
+test('--delay 0 --connections-per-host 2: pages and requisites together never have more than 2 requests in flight at the host', async (t) => {
+  let inFlight = 0;
+  let most = 0;
+  /** Each answer takes 30 ms, so that requests overlap when the crawl lets them. */
+  const slow = (type: string, body: string) => ({
+    handle: (_req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      most = Math.max(most, ++inFlight);
+      res.on('close', () => inFlight--);
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      }, 30);
+    },
+  });
+  const pages = Array.from({ length: 8 }, (_, i) => `/p${i}.html`);
+  const routes: Record<string, ReturnType<typeof slow>> = { '/': slow('text/html', `<img src=/top.png>${pages.map((p) => `<a href=${p}>x</a>`).join('')}`) };
+  for (const [i, p] of pages.entries()) routes[p] = slow('text/html', `<img src=/a${i}.png><img src=/b${i}.png><img src=/c${i}.png>`);
+  for (let i = 0; i < pages.length; i++) for (const k of ['a', 'b', 'c']) routes[`/${k}${i}.png`] = slow('image/png', `png${k}${i}`);
+  routes['/top.png'] = slow('image/png', 'top');
+  const s = await startSite(routes);
+  t.after(() => s.close());
+  const dir = temp();
+  const pd = join(dir, 'pages');
+  mkdirSync(pd);
+  const r = await run(['--ignore-robots', '--concurrency', '4', '--connections-per-host', '2', '--page-requisites', '--warc', join(dir, 'c.warc'), `${s.origin}/`, pd, '1']);
+  assert.equal(r.code, 0, r.error);
+  assert.match(r.err, /page requisites: 25 fetched/);
+  assert.equal(most, 2, 'two at once, never three');
 });

@@ -1,0 +1,67 @@
+/**
+ * Connections per host (--connections-per-host), for every request of a
+ * process: pages, robots.txt, sitemaps and page requisites. The crawl's
+ * window keeps its own pages within the limit; this is what keeps a page
+ * requisite (or anything else asked beside the pages) from opening one
+ * more. A host with an interval gets one request in flight at a time: its
+ * turn ends when a request is written, and a slow answer must not overlap
+ * the next request's.
+ */
+import { CrawlerError } from '../errors.js';
+
+export class HostSlots {
+  private readonly inFlight = new Map<string, number>();
+  private readonly waiting = new Map<string, Array<() => void>>();
+
+  /** `limit(origin)`: how many requests to `origin` may be in flight at once now (at least 1). */
+  constructor(private readonly limit: (origin: string) => number) {}
+
+  /**
+   * Resolves with the release of a slot of `origin` once one is free, in
+   * the order asked; rejects with ERR_ABORTED when `signal` aborts first.
+   */
+  async take(origin: string, signal?: AbortSignal): Promise<() => void> {
+    while ((this.inFlight.get(origin) ?? 0) >= Math.max(1, this.limit(origin))) await this.wait(origin, signal);
+    this.inFlight.set(origin, (this.inFlight.get(origin) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const n = (this.inFlight.get(origin) ?? 1) - 1;
+      if (n === 0) this.inFlight.delete(origin);
+      else this.inFlight.set(origin, n);
+      const next = this.waiting.get(origin)?.shift();
+      if (this.waiting.get(origin)?.length === 0) this.waiting.delete(origin);
+      next?.();
+    };
+  }
+
+  /** Requests to `origin` in flight now. */
+  busy(origin: string): number {
+    return this.inFlight.get(origin) ?? 0;
+  }
+
+  private wait(origin: string, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(new CrawlerError('ERR_ABORTED', `stopped while waiting for a connection to ${origin}`));
+        return;
+      }
+      let queue = this.waiting.get(origin);
+      if (queue === undefined) this.waiting.set(origin, (queue = []));
+      const wake = (): void => {
+        signal?.removeEventListener('abort', stop);
+        resolve();
+      };
+      const stop = (): void => {
+        const q = this.waiting.get(origin);
+        const i = q?.indexOf(wake) ?? -1;
+        if (q !== undefined && i >= 0) q.splice(i, 1);
+        if (q?.length === 0) this.waiting.delete(origin);
+        reject(new CrawlerError('ERR_ABORTED', `stopped while waiting for a connection to ${origin}`));
+      };
+      queue.push(wake);
+      signal?.addEventListener('abort', stop, { once: true });
+    });
+  }
+}
