@@ -336,14 +336,21 @@ export class CrawlArchive {
   /**
    * What a 304 to `key` revisits: the earlier crawl's page, when the request
    * carried its validators (as the page path decides: the same source, the
-   * same answer), with its capture and payload digest. Undefined otherwise,
+   * same answer), or the page requisite it archived (engine/requisites.ts
+   * asks with the same record), with its capture and payload digest. Undefined otherwise,
    * or when its earlier copy cannot be read (the page then fails, and the
    * 304 is archived as the response it is).
    */
   private notModified(key: string): NotModified | undefined {
     const earlier = this.o.earlier;
     const page = earlier?.page(key);
-    if (earlier === undefined || page === undefined || conditionalHeaders(page) === undefined) return undefined;
+    if (earlier === undefined) return undefined;
+    if (page === undefined) {
+      // A page requisite the earlier crawl archived (--page-requisites): it was asked with its validators too.
+      const requisite = earlier.requisite?.(key);
+      return requisite === undefined ? undefined : { refersTo: { uri: requisite.capture.uri, date: requisite.capture.date, id: requisite.capture.id }, digest: requisite.capture.digest };
+    }
+    if (conditionalHeaders(page) === undefined) return undefined;
     const capture = page.capture;
     if (capture !== undefined) return { refersTo: { uri: capture.uri, date: capture.date, id: capture.id }, digest: capture.digest };
     try {

@@ -117,7 +117,7 @@ export interface CrawlOptions {
   /** --page-requisites: each kept page's requisites are fetched after it, for the archive (requisites.ts). */
   requisites?: RequisiteSettings | undefined;
   /** A private crawl's state of its requisites (a resumed crawl goes on with them), and when the archive holds one's records. */
-  requisiteStore?: { store: RequisiteStore; recorded?: ((key: string) => Promise<void>) | undefined } | undefined;
+  requisiteStore?: { store: RequisiteStore; recorded?: ((key: string) => Promise<void>) | undefined; captureOf?: ((key: string) => PageCapture | undefined) | undefined } | undefined;
 }
 
 
@@ -165,6 +165,8 @@ export class Crawl {
             concurrency: Math.max(1, options.concurrency ?? 1),
             store: options.requisiteStore?.store,
             recorded: options.requisiteStore?.recorded,
+            captureOf: options.requisiteStore?.captureOf,
+            earlier: options.earlier,
           });
     this.path = new PagePath({
       policy: options.policy,

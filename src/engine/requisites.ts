@@ -25,10 +25,13 @@ import { readRequisites } from '../extract/requisites.js';
 import { headerValue } from '../http/response-parser.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { CrawlEventSink, RequisiteOutcome } from './events.js';
-import type { PoliteFetcher } from './polite-fetch.js';
+import type { PageAsk, PoliteFetcher } from './polite-fetch.js';
 import { followRedirects, type FetchOutcome } from './redirects.js';
 import type { RobotsGate } from './robots-gate.js';
-import type { RequisiteStore } from '../frontier/requisite-journal.js';
+import type { EarlierPages } from '../frontier/earlier-pages.js';
+import type { PageCapture } from '../frontier/private-store.js';
+import type { FetchedRequisite, RequisiteRef, RequisiteStore } from '../frontier/requisite-journal.js';
+import { conditionalHeaders, validatorsOf } from './earlier-pages.js';
 import { parseHttpUrl } from '../url/http-url.js';
 
 /** What --page-requisites is run with. */
@@ -69,6 +72,15 @@ export interface RequisitesOptions {
   store?: RequisiteStore | undefined;
   /** Resolves once the archive holds the records of `key`'s exchanges: a requisite is done in the state only then. */
   recorded?: ((key: string) => Promise<void>) | undefined;
+  /** The archive's capture of `key`'s last answer (a 304's: the earlier capture it revisits), kept in the state for a later refresh. */
+  captureOf?: ((key: string) => PageCapture | undefined) | undefined;
+  /**
+   * A refresh's earlier crawl (crawler --since): a requisite it fetched is
+   * asked with its validators, and a 304 stands for the earlier capture
+   * (the archive writes a revisit), the URLs a stylesheet named read from
+   * the earlier crawl's record.
+   */
+  earlier?: Pick<EarlierPages, 'requisite'> | undefined;
 }
 
 
@@ -101,7 +113,7 @@ export class Requisites {
   private inFlight = 0;
   private idle: Array<() => void> = [];
   /** Requisite URLs by how they ended (`capped`: each URL a cap left out), and the bytes fetched: the summary's. */
-  readonly counts: Record<RequisiteOutcome, number> & { bytes: number } = { fetched: 0, failed: 0, robots: 0, outside: 0, capped: 0, bytes: 0 };
+  readonly counts: Record<RequisiteOutcome, number> & { bytes: number; sparedBytes: number } = { fetched: 0, unchanged: 0, failed: 0, robots: 0, outside: 0, capped: 0, bytes: 0, sparedBytes: 0 };
 
   constructor(private readonly o: RequisitesOptions) {}
 
@@ -148,28 +160,30 @@ export class Requisites {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  private add(raw: string, base: HttpUrl, page: PageBudget, level: number, css: boolean): void {
+  /** Queues `raw` (resolved against `base`) for `page` when it is new to the crawl; returns the URL, undefined when it is none. */
+  private add(raw: string, base: HttpUrl, page: PageBudget, level: number, css: boolean): HttpUrl | undefined {
     let url: HttpUrl;
     try {
       url = this.o.resolve(raw, base);
     } catch {
-      return; // not an http(s) URL: never fetched (data:, javascript: are dropped by the reader)
+      return undefined; // not an http(s) URL: never fetched (data:, javascript: are dropped by the reader)
     }
-    if (this.seen.has(url.key) || this.o.store?.known(url.key) === true) return;
+    if (this.seen.has(url.key) || this.o.store?.known(url.key) === true) return url;
     const outside = this.o.settings.outside?.(url);
     if (outside !== undefined) {
       this.seen.add(url.key);
       this.tell(url, page, 'outside', { reason: outside });
-      return;
+      return url;
     }
     if (page.taken >= this.o.settings.maxPerPage) {
       this.capped(page, `more than ${this.o.settings.maxPerPage} requisites`);
-      return;
+      return url;
     }
     this.seen.add(url.key);
     page.taken++;
     this.o.store?.queued({ key: url.key, url: url.href, page: page.url.href, depth: page.depth, level, css });
     this.enqueue({ url, page, level, css });
+    return url;
   }
 
   private enqueue(job: Job): void {
@@ -219,13 +233,19 @@ export class Requisites {
 
   /** Fetches a requisite; once the archive holds its records, it is done in the state (a stop leaves it to a resume). */
   private async fetchAndRecord(job: Job): Promise<void> {
-    if (!(await this.fetch(job))) return;
-    await this.o.recorded?.(job.url.key);
-    this.o.store?.done(job.url.key);
+    const fetched = await this.fetch(job);
+    if (fetched === false) return;
+    const key = job.url.key;
+    await this.o.recorded?.(key);
+    this.o.store?.done(key, fetched === true ? undefined : { ...fetched, capture: this.o.captureOf?.(key) });
   }
 
-  /** False when a stop cut it short (it is fetched again on resume). */
-  private async fetch(job: Job): Promise<boolean> {
+  /**
+   * False when a stop cut it short (it is fetched again on resume); what a
+   * later refresh needs of it when it was answered at its own URL (200 or
+   * 304); else true.
+   */
+  private async fetch(job: Job): Promise<boolean | Omit<FetchedRequisite, 'capture'>> {
     const { url, page } = job;
     if (page.bytes >= this.o.settings.maxBytesPerPage) {
       this.capped(page, `more than ${this.o.settings.maxBytesPerPage} bytes of requisites`);
@@ -242,8 +262,11 @@ export class Requisites {
       this.tell(url, page, 'robots', { reason: 'disallowed by robots.txt' });
       return true;
     }
+    const before = this.o.earlier?.requisite?.(url.key);
+    const ask = conditionalHeaders(before);
     const end = await followRedirects(url, {
-      fetch: (u) => this.request(u),
+      // The validators are the earlier answer's at this URL: only its own request carries them.
+      fetch: (u) => this.request(u, u.key === url.key && ask !== undefined ? { headers: ask } : undefined),
       maxRedirects: this.o.maxRedirects,
       resolve: this.o.resolve,
       // A requisite's redirect is followed where robots.txt allows the target (any host: requisites live on CDNs).
@@ -257,35 +280,51 @@ export class Requisites {
       return true;
     }
     page.bytes += response.body.length;
+    if (response.status === 304 && before !== undefined && end.url.key === url.key) {
+      const spared = before.bytes ?? 0;
+      this.counts.sparedBytes += spared;
+      this.tell(url, page, 'unchanged', { status: 304, sparedBytes: spared });
+      // A 304 sends no body: what the stylesheet named is read from the earlier crawl's record.
+      if (job.level + 1 <= this.o.settings.cssDepth) for (const ref of before.refs) this.add(ref.url, url, page, job.level + 1, ref.css);
+      const { etag, lastModified } = validatorsOf(response);
+      return { etag: etag ?? before.etag, lastModified: lastModified ?? before.lastModified, refs: before.refs, bytes: before.bytes };
+    }
     if (response.status !== 200) {
       this.tell(url, page, 'failed', { status: response.status, reason: `HTTP ${response.status}` });
       return true;
     }
     this.counts.bytes += response.body.length;
     this.tell(url, page, 'fetched', { status: 200, bytes: response.body.length });
-    if (job.level + 1 <= this.o.settings.cssDepth && isStylesheet(response, job.css)) this.readStylesheet(end.url, response.body, headerValue(response.headers, 'content-type'), job);
-    return true;
+    const refs = job.level + 1 <= this.o.settings.cssDepth && isStylesheet(response, job.css) ? this.readStylesheet(end.url, response.body, headerValue(response.headers, 'content-type'), job) : [];
+    // Redirected: the validators are another URL's, so a refresh asks this one in full.
+    return end.url.key === url.key ? { ...validatorsOf(response), refs, bytes: response.wireBodyBytes ?? response.body.length } : true;
   }
 
   /** One request, in its host's turn (the store's, for a worker of a shared crawl); a stop before it is an ERR_ABORTED outcome. */
-  private async request(url: HttpUrl): Promise<FetchOutcome> {
+  private async request(url: HttpUrl, ask?: PageAsk): Promise<FetchOutcome> {
     const inTurn = this.o.inTurn;
-    if (inTurn === undefined) return this.o.fetcher.outcome(url, this.o.signal);
+    if (inTurn === undefined) return this.o.fetcher.outcome(url, this.o.signal, ask);
     try {
-      return await inTurn(url.origin, () => this.o.fetcher.outcome(url, this.o.signal));
+      return await inTurn(url.origin, () => this.o.fetcher.outcome(url, this.o.signal, ask));
     } catch (err) {
       if (isCrawlerError(err)) return { error: err };
       throw err;
     }
   }
 
-  /** A stylesheet's url() and @import: requisites of the same page, one level down. */
-  private readStylesheet(at: HttpUrl, body: Buffer, contentType: string | undefined, job: Job): void {
+  /** A stylesheet's url() and @import: requisites of the same page, one level down. Returns them, resolved (what a refresh's 304 stands for). */
+  private readStylesheet(at: HttpUrl, body: Buffer, contentType: string | undefined, job: Job): RequisiteRef[] {
     const charset = /;\s*charset=("?)([^";\s]+)\1/i.exec(contentType ?? '')?.[2];
-    for (const ref of readCssUrls(decodeCss(body, charset))) this.add(ref.raw, at, job.page, job.level + 1, ref.kind === 'import');
+    const refs: RequisiteRef[] = [];
+    for (const ref of readCssUrls(decodeCss(body, charset))) {
+      const css = ref.kind === 'import';
+      const url = this.add(ref.raw, at, job.page, job.level + 1, css);
+      if (url !== undefined) refs.push({ url: url.href, css });
+    }
+    return refs;
   }
 
-  private tell(url: HttpUrl, page: PageBudget, outcome: RequisiteOutcome, more: { status?: number; bytes?: number; reason?: string; error?: CrawlerError }): void {
+  private tell(url: HttpUrl, page: PageBudget, outcome: RequisiteOutcome, more: { status?: number; bytes?: number; sparedBytes?: number; reason?: string; error?: CrawlerError }): void {
     this.counts[outcome]++;
     this.o.onEvent({ type: 'requisite', url, page: page.url, depth: page.depth, outcome, ...more });
   }

@@ -5,7 +5,8 @@
  * implements it (refresh-source.ts); the engine asks it for the validators
  * of every page request (engine/earlier-pages.ts).
  */
-import type { SavedPage, UnkeptAnswer } from './private-store.js';
+import type { PageCapture, SavedPage, UnkeptAnswer } from './private-store.js';
+import type { FetchedRequisite } from './requisite-journal.js';
 
 /** A page the earlier crawl saved: its record, and the document ID its copy is under. */
 export interface EarlierPage extends SavedPage {
@@ -27,4 +28,10 @@ export interface EarlierPages {
    * (absent: it recorded none at all).
    */
   unkept?(key: string): UnkeptAnswer | undefined;
+  /**
+   * The earlier crawl's record of the page requisite under `key` it fetched
+   * and archived with a validator (--page-requisites), or undefined (absent:
+   * it recorded none).
+   */
+  requisite?(key: string): (FetchedRequisite & { capture: PageCapture }) | undefined;
 }

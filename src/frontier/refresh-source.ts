@@ -23,7 +23,8 @@ import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { CrawlerError, describeError } from '../errors.js';
 import type { EarlierPage, EarlierPages } from './earlier-pages.js';
-import type { UnkeptAnswer } from './private-store.js';
+import type { PageCapture, UnkeptAnswer } from './private-store.js';
+import { EarlierRequisites, type FetchedRequisite } from './requisite-journal.js';
 import { liveHolderOf } from '../sink/dir-lock.js';
 import { readPageCopy, readPageCopySync } from '../sink/page-file.js';
 import { STATE_FILE } from '../sink/state-file.js';
@@ -65,6 +66,7 @@ export class RefreshSource implements EarlierPages {
   private readonly db: Database.Database;
   private readonly copyDir: string;
   private readonly table: PagesReader;
+  private readonly fetchedRequisites: EarlierRequisites;
   private readonly cache = new Map<string, EarlierPage | null>();
   private readonly archivePath: string | undefined;
   private readonly earlierArchivePaths: string[];
@@ -79,6 +81,7 @@ export class RefreshSource implements EarlierPages {
     this.archivePath = (meta.get(META_ARCHIVE) as string | undefined) ?? undefined;
     this.earlierArchivePaths = stringList(meta.get(META_EARLIER_ARCHIVES));
     this.table = new PagesReader(db);
+    this.fetchedRequisites = new EarlierRequisites(db);
     this.pages = this.table.count();
   }
 
@@ -138,6 +141,10 @@ export class RefreshSource implements EarlierPages {
 
   unkept(key: string): UnkeptAnswer | undefined {
     return this.table.unkept(key);
+  }
+
+  requisite(key: string): (FetchedRequisite & { capture: PageCapture }) | undefined {
+    return this.fetchedRequisites.requisite(key);
   }
 
   async body(page: EarlierPage): Promise<Buffer> {

@@ -9,6 +9,7 @@ import { count } from '../plural.js';
 /** "crawler: page requisites: 42 fetched (1234567 bytes) for the archive; 1 failed, 2 disallowed by robots.txt\n" */
 export function requisitesLine(c: Requisites['counts']): string {
   const others = [
+    c.unchanged > 0 ? `${c.unchanged} unchanged since the earlier crawl (${count(c.sparedBytes, 'byte')} not sent again)` : '',
     c.failed > 0 ? `${c.failed} failed` : '',
     c.robots > 0 ? `${c.robots} disallowed by robots.txt` : '',
     c.outside > 0 ? `${c.outside} outside the scope` : '',

@@ -159,7 +159,10 @@ async function crawlInto(p: TseParts, start: PageDirStart): Promise<number> {
     outputRoom: io.stdoutRoom,
     sitemaps: settings.sitemaps === true ? { maxUrlLength: settings.maxUrlLength } : undefined,
     requisites: settings.requisites,
-    requisiteStore: settings.requisites === undefined ? undefined : { store: frontier.requisites, recorded: archive === undefined ? undefined : (key: string) => archive.written(key) },
+    requisiteStore:
+      settings.requisites === undefined
+        ? undefined
+        : { store: frontier.requisites, recorded: archive === undefined ? undefined : (key: string) => archive.written(key), captureOf: archive === undefined ? undefined : (key: string) => archive.captureOf(key) },
     onEvent,
   });
   let summary;

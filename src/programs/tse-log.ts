@@ -95,7 +95,7 @@ export function tseEventLog({ io, log, seedPanic, nothingSaved, delayMs, leftOut
         break;
       case 'requisite':
         // --page-requisites: kept in the archive only; --json says what became of each, the CS50 log nothing.
-        log.jsonOnly('Requisite', { depth: e.depth, url: e.url.key, page: e.page.key, outcome: e.outcome, status: e.status, bytes: e.bytes, reason: e.reason });
+        log.jsonOnly('Requisite', { depth: e.depth, url: e.url.key, page: e.page.key, outcome: e.outcome, status: e.status, bytes: e.bytes, sparedBytes: e.sparedBytes, reason: e.reason });
         break;
       case 'lost':
         io.stderr(`crawler: the lease on ${e.url} ran out before it was done; another worker has taken it over (--lease)\n`);

@@ -181,7 +181,8 @@ export class ReportModel {
         break;
       case 'req': {
         const { fetched, notFetched } = this.requisites;
-        if (r[2] === 'fetched') fetched.set(r[1], (fetched.get(r[1]) ?? 0) + 1);
+        // An unchanged one (a refresh's 304) is in the archive as a revisit: fetched for the page as well.
+        if (r[2] === 'fetched' || r[2] === 'unchanged') fetched.set(r[1], (fetched.get(r[1]) ?? 0) + 1);
         else {
           const why = r[3] ?? r[2];
           notFetched.set(why, (notFetched.get(why) ?? 0) + 1);

@@ -145,7 +145,7 @@ export class ReportRecorder {
         break;
       case 'requisite':
         // A cap is told once a page: it counts as one line of the reasons.
-        this.record(e.outcome === 'fetched' ? ['req', e.page.key, 'fetched'] : ['req', e.page.key, e.outcome, requisiteReason(e)]);
+        this.record(e.outcome === 'fetched' || e.outcome === 'unchanged' ? ['req', e.page.key, e.outcome] : ['req', e.page.key, e.outcome, requisiteReason(e)]);
         break;
       case 'match':
         this.record(['match', e.url.key, e.depth, e.line.toString('utf8')]);

@@ -10,56 +10,28 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, writeFileSync, statSync, utimesSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { staticServer } from '../../bench/static-server.js';
 import { crawlerMain } from '../../src/cli/crawler.js';
 import { openDatabase } from '../../src/frontier/sqlite-open.js';
 import { STATE_FILE } from '../../src/sink/state-file.js';
 import { cs50Line } from '../helpers/cs50-log.js';
 import { recordingIo } from '../helpers/fakes.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
+import { serveWithValidators, type ValidatorSite } from '../helpers/validator-site.js';
 
 const { temp } = useTempDirs('tse-refresh-unkept-');
 
 /** Longer than the 64 KiB an answer that is not HTML is read to. */
 const LONG = 'x = 1\n'.repeat(40_000);
 
-interface Site {
-  origin: string;
-  /** Each answer: `STATUS PATH [conditional]`, told as its response ends (or is cut); compare them sorted. */
-  answers: string[];
-  change(name: string, body: string): void;
-}
 
-async function startSite(t: TestContext): Promise<Site> {
+async function startSite(t: TestContext): Promise<ValidatorSite> {
   const root = temp('site-');
   writeFileSync(join(root, 'index.html'), '<html><body><a href="tool.py">tool</a> <a href="short.py">short</a></body></html>\n');
   writeFileSync(join(root, 'tool.py'), LONG);
   writeFileSync(join(root, 'short.py'), 'print(1)\n');
-  const answers: string[] = [];
-  const server: Server = staticServer(root, { validators: true });
-  server.on('request', (req, res) => res.on('close', () => answers.push(`${res.statusCode} ${req.url ?? ''}${req.headers['if-none-match'] === undefined ? '' : ' conditional'}`)));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    answers,
-    change: (name, body) => {
-      const file = join(root, name);
-      writeFileSync(file, body);
-      const later = new Date(statSync(file).mtimeMs + 10_000);
-      utimesSync(file, later, later);
-    },
-  };
+  return serveWithValidators(t, root);
 }
 
 async function crawler(args: string[]): Promise<{ code: number; out: string; err: string }> {
