@@ -38,6 +38,8 @@ export interface Peer {
 
 /** The variant of ours that GNU wget with --warc-file is measured against: both write gzip WARC files. */
 export const ARCHIVE_VARIANT = 'ours --warc .gz';
+/** The variant of ours with --page-requisites, measured against GNU wget with -p --warc-file. */
+export const REQUISITES_VARIANT = 'ours -p --warc .gz';
 
 /** Variants of ours: name, extra flags (before the positionals), a flag `--help` must list. `{OUT}` is a file beside the page directory. */
 export const OURS_VARIANTS: Array<{ name: string; flags: string[]; needs?: string }> = [
@@ -45,6 +47,8 @@ export const OURS_VARIANTS: Array<{ name: string; flags: string[]; needs?: strin
   { name: 'ours x2', flags: ['--connections-per-host', '2'], needs: '--connections-per-host' },
   { name: 'ours --warc', flags: ['--warc', '{OUT}.warc'], needs: '--warc' },
   { name: 'ours --warc .gz', flags: ['--warc', '{OUT}.warc.gz'], needs: '--warc' },
+  // Every page read for its requisites (the bench pages name two, both 404: fetched once each), beside the archive.
+  { name: REQUISITES_VARIANT, flags: ['--page-requisites', '--warc', '{OUT}.warc.gz'], needs: '--page-requisites' },
 ];
 
 /** True when `program --help` mentions `flag`. */
@@ -95,7 +99,8 @@ export function crawlPeers(site: Site, repo: string, httrackSeconds = HTTRACK_SE
     wgetWarc.available = false;
     wgetWarc.note = 'this wget was built without WARC support (no --warc-file in --help): skipped';
   }
-  peers.push(wget, wgetWarc, mirror('wget2', 'wget2', () => ['--max-threads=1']));
+  const wgetRequisites: Peer = { ...wgetWarc, name: 'wget -p --warc', args: (dir, out) => ['-p', ...wgetWarc.args(dir, out)], against: REQUISITES_VARIANT };
+  peers.push(wget, wgetWarc, wgetRequisites, mirror('wget2', 'wget2', () => ['--max-threads=1']));
   const httrack = which('httrack');
   peers.push({
     name: 'httrack',
