@@ -21,8 +21,18 @@ export class HostSlots {
    * the order asked; rejects with ERR_ABORTED when `signal` aborts first.
    */
   async take(origin: string, signal?: AbortSignal): Promise<() => void> {
-    while ((this.inFlight.get(origin) ?? 0) >= Math.max(1, this.limit(origin))) await this.wait(origin, signal);
-    this.inFlight.set(origin, (this.inFlight.get(origin) ?? 0) + 1);
+    for (;;) {
+      const slot = this.tryTake(origin);
+      if (slot !== undefined) return slot;
+      await this.wait(origin, signal);
+    }
+  }
+
+  /** The release of a slot of `origin` taken now, or undefined when none is free. */
+  tryTake(origin: string): (() => void) | undefined {
+    const n = this.inFlight.get(origin) ?? 0;
+    if (n >= Math.max(1, this.limit(origin))) return undefined;
+    this.inFlight.set(origin, n + 1);
     let released = false;
     return () => {
       if (released) return;

@@ -59,64 +59,68 @@ export class PoliteFetcher {
    * ones (a refresh's conditional request), `ask.wantsBody` lets the client
    * leave a useless body unread.
    */
-  async fetch(url: HttpUrl, signal: AbortSignal | undefined = this.signal, ask: PageAsk = {}): Promise<FetchResponse> {
-    this.checkRefusal(url);
-    const slot = await this.slots?.take(url.origin, signal);
-    try {
-      return await this.fetchInSlot(url, signal, ask);
-    } finally {
-      slot?.();
-    }
+  fetch(url: HttpUrl, signal: AbortSignal | undefined = this.signal, ask: PageAsk = {}): Promise<FetchResponse> {
+    const slots = this.slots;
+    // A free slot is taken at once: no promise more on the path of every page.
+    const slot = slots?.tryTake(url.origin);
+    if (slots === undefined || slot !== undefined) return this.fetchInSlot(url, signal, ask, slot);
+    return slots.take(url.origin, signal).then((taken) => this.fetchInSlot(url, signal, ask, taken));
   }
 
-  private async fetchInSlot(url: HttpUrl, signal: AbortSignal | undefined, ask: PageAsk): Promise<FetchResponse> {
-    let release = await this.politeness.turn(url.origin, signal);
-    // A stop signal ends the wait early; the request must then not be sent.
-    const checkStop = (): void => {
-      if (signal?.aborted) throw new CrawlerError('ERR_ABORTED', `stopped before requesting ${url.href}`, { url: url.href });
-      this.checkRefusal(url);
-    };
+  /** `fetch` once the host's slot is taken (`slot` its release; undefined without slots). */
+  private async fetchInSlot(url: HttpUrl, signal: AbortSignal | undefined, ask: PageAsk, slot: (() => void) | undefined): Promise<FetchResponse> {
     try {
-      checkStop();
-      let startedAt = 0;
-      // The start as politeness stamped it (its clock): the answer's first byte may move it later.
-      let stamped: number | undefined;
-      let response: FetchResponse;
+      this.checkRefusal(url);
+      let release = await this.politeness.turn(url.origin, signal);
+      // A stop signal ends the wait early; the request must then not be sent.
+      const checkStop = (): void => {
+        if (signal?.aborted) throw new CrawlerError('ERR_ABORTED', `stopped before requesting ${url.href}`, { url: url.href });
+        this.checkRefusal(url);
+      };
       try {
-        response = await this.client.fetch(url, {
-          headers: ask.headers,
-          wantsBody: ask.wantsBody,
-          onRequestWritten: () => {
-            startedAt = performance.now();
-            release();
-            stamped = this.politeness.lastStartOf(url.origin);
-          },
-          onFirstByte: () => {
-            if (stamped !== undefined) this.politeness.answered(url.origin, stamped);
-          },
-          // A request re-sent because the kept-alive connection was closed is a new request start: it waits its turn.
-          beforeResend: async () => {
-            release();
-            release = await this.politeness.turn(url.origin, signal);
-            checkStop();
-          },
-        });
-      } catch (err) {
-        if (this.backOff && isCrawlerError(err) && isPushback({ error: err })) this.politeness.failed(url.origin);
-        throw err;
+        checkStop();
+        let startedAt = 0;
+        // The start as politeness stamped it (its clock): the answer's first byte may move it later.
+        let stamped: number | undefined;
+        let response: FetchResponse;
+        try {
+          response = await this.client.fetch(url, {
+            headers: ask.headers,
+            wantsBody: ask.wantsBody,
+            onRequestWritten: () => {
+              startedAt = performance.now();
+              release();
+              stamped = this.politeness.lastStartOf(url.origin);
+            },
+            onFirstByte: () => {
+              if (stamped !== undefined) this.politeness.answered(url.origin, stamped);
+            },
+            // A request re-sent because the kept-alive connection was closed is a new request start: it waits its turn.
+            beforeResend: async () => {
+              release();
+              release = await this.politeness.turn(url.origin, signal);
+              checkStop();
+            },
+          });
+        } catch (err) {
+          if (this.backOff && isCrawlerError(err) && isPushback({ error: err })) this.politeness.failed(url.origin);
+          throw err;
+        }
+        this.politeness.responded(url.origin, performance.now() - startedAt);
+        // The pause first: of what the crawl state keeps for --resume, it is what must not be lost.
+        this.listen(response);
+        // With back-off: a pushback doubles the host's interval, any other answer restores it.
+        if (this.backOff) {
+          if (isPushback({ response })) this.politeness.failed(url.origin);
+          else this.politeness.succeeded(url.origin);
+        }
+        return response;
+      } finally {
+        // A failed connect still counts as an attempt on the host.
+        release();
       }
-      this.politeness.responded(url.origin, performance.now() - startedAt);
-      // The pause first: of what the crawl state keeps for --resume, it is what must not be lost.
-      this.listen(response);
-      // With back-off: a pushback doubles the host's interval, any other answer restores it.
-      if (this.backOff) {
-        if (isPushback({ response })) this.politeness.failed(url.origin);
-        else this.politeness.succeeded(url.origin);
-      }
-      return response;
     } finally {
-      // A failed connect still counts as an attempt on the host.
-      release();
+      slot?.();
     }
   }
 
