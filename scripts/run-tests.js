@@ -23,6 +23,9 @@
 //   `// run-tests: serial`, the reason following on that line, one at a time
 //   with nothing else running: an upper bound on time that a stall behind
 //   other files' CPU could break. With --perf every file is serial.
+// In the parallel lane the files marked `// run-tests: long (N s: why)` start
+// first, the longest first (Array.prototype.sort is stable: the rest keep
+// their path order), so that no long file starts last and runs alone.
 // Each lane prints with the spec reporter; the summary lines that each lane's
 // runner ends with (ℹ tests, suites, pass, fail, cancelled, skipped, todo,
 // duration_ms) are held back and summed, and one summary of the whole run is
@@ -55,6 +58,8 @@ function find(dir) {
 const PERF = join('dist', 'test', 'perf') + sep;
 /** The mark of a file that runs in the serial lane: a line of its source starting so. */
 const SERIAL_MARK = /^\/\/ run-tests: serial\b/m;
+/** The mark of a long file, started first in the parallel lane: `// run-tests: long (N s: why)`, N its seconds alone. */
+const LONG_MARK = /^\/\/ run-tests: long \((\d+) s\b/m;
 /** Files at once in the parallel lane: they mostly wait, so twice the CPUs; 4 on the 2 CPUs the suite is timed on. */
 const DEFAULT_CONCURRENCY = Math.min(8, Math.max(4, 2 * availableParallelism()));
 const args = process.argv.slice(2);
@@ -81,8 +86,13 @@ if (files.length === 0) {
 }
 // The tuning checks measure speed: each runs alone.
 const serial = perf || concurrency === 1 ? files : files.filter((f) => SERIAL_MARK.test(readFileSync(sourceOf(f), 'utf8')));
+/** A file's stated time when its source has a line `// run-tests: long (N s ...)`, else 0. */
+const longFor = (f) => Number(LONG_MARK.exec(readFileSync(sourceOf(f), 'utf8'))?.[1] ?? 0);
+// The longest files start first: one of 50 s started last would run alone at the lane's end.
+const parallel = files.filter((f) => !serial.includes(f)).map((f) => ({ f, s: longFor(f) }));
+parallel.sort((a, b) => b.s - a.s);
 const lanes = [
-  { name: 'parallel', files: files.filter((f) => !serial.includes(f)), concurrency },
+  { name: 'parallel', files: parallel.map((p) => p.f), concurrency },
   { name: 'serial', files: serial, concurrency: 1 },
 ].filter((lane) => lane.files.length > 0);
 

@@ -6,6 +6,9 @@
  * server changes.
  */
 import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../helpers/conformance.js';
 import assert from 'node:assert/strict';
 import type { FlagSpec } from '../../src/cli/args.js';
 import { crawlerHelp, FLAGS } from '../../src/cli/crawler-help.js';
@@ -74,4 +77,27 @@ test('formatOptions: groups in FLAG_GROUPS order whatever the table\'s, a flag w
     'General:',
     `${'      --version'.padEnd(28)}print the version`,
   ]);
+});
+
+test('the README\'s crawler option table has the groups of --help, in order, and every flag under its group (or named in a row of it)', () => {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const from = readme.indexOf('Grouped as `crawler --help` groups them:');
+  assert.ok(from > 0, 'the table is introduced');
+  const rows = readme.slice(from).split('\n').slice(2);
+  const table = rows.slice(0, rows.findIndex((l, i) => i > 1 && !l.startsWith('|')));
+  const groups: string[] = [];
+  const groupOf = new Map<string, string>();
+  for (const row of table.slice(2)) {
+    const heading = /^\| \*\*([^*]+)\*\* \|/.exec(row)?.[1];
+    if (heading !== undefined) groups.push(heading);
+    // A row's flags are those of its first cell; a heading row may name its group's flags in its last.
+    const named = heading !== undefined ? row : (row.split(' | ')[0] ?? '');
+    for (const m of named.matchAll(/`(--[a-z][a-z-]*)/g)) if (!groupOf.has(m[1] as string)) groupOf.set(m[1] as string, groups.at(-1) ?? '');
+  }
+  const helpGroups = (PROGRAMS[0]?.headings ?? []).filter((h) => h !== 'General');
+  assert.deepEqual(groups, helpGroups);
+  for (const f of FLAGS as readonly FlagSpec[]) {
+    if (f.group === undefined || f.group === 'general') continue;
+    assert.equal(groupOf.get(`--${f.name}`), GROUP_HEADINGS[f.group], `--${f.name} in the README's table under ${GROUP_HEADINGS[f.group]}`);
+  }
 });

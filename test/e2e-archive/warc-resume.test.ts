@@ -5,6 +5,7 @@
  * uninterrupted crawl; so it does after the archive's disk filled up; in a
  * shared crawl two workers write two archives that together hold every page.
  */
+// run-tests: long (16 s: kill -9 and resume with an archive)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

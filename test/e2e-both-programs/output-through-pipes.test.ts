@@ -7,6 +7,7 @@
  * While the reader sleeps the crawl is held back (memory stays bounded), and
  * a reader that goes away (`| head -1`) stops the crawl cleanly, resumable.
  */
+// run-tests: long (53 s: a slow pipe read for 15 s, both programs)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

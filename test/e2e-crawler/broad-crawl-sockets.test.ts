@@ -12,6 +12,7 @@
  * - --concurrency above 1000 and a bad --max-idle-connections are refused
  *   before any request; --max-idle-connections 0 crawls on new connections.
  */
+// run-tests: long (26 s: thousands of hosts)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';

@@ -7,6 +7,7 @@
  * while pages.jsonl has the decoded titles; KeywordHunter finds a keyword
  * only the decoded body holds. Without the flag, requests ask for identity.
  */
+// run-tests: long (19 s: crawls with --compressed)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';

@@ -5,6 +5,7 @@
  * argument error adds a usage hint as a second line), never a stack trace,
  * and writes no page file. --help documents every flag.
  */
+// run-tests: long (13 s: the program spawned for each case)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

@@ -6,6 +6,7 @@
  * pauses the host. Until its last try a page prints nothing on stdout.
  * Gaps are measured at the server, as request arrivals.
  */
+// run-tests: long (11 s: Retry-After pauses)
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { longestGap, shortestGap, type Arrival } from '../helpers/arrivals.js';

@@ -13,6 +13,7 @@
  *   written before it intact, no temporary file left, and `--resume` once
  *   space is freed ends with exactly the pages of an undisturbed crawl.
  */
+// run-tests: long (11 s: crawls on a full disk)
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

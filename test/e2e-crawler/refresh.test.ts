@@ -8,6 +8,7 @@
  * server, the refresh cost the unchanged pages at most 5 % of the body
  * bytes the first crawl cost them (a 304 has no body: it is 0).
  */
+// run-tests: long (15 s: a crawl and its refresh)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';

@@ -5,6 +5,7 @@
  * the same IDs 1..N, no gap, no duplicate, no temporary file. SIGINT and
  * SIGTERM stop after the page in flight with exit 130 and resume the same way.
  */
+// run-tests: long (27 s: crawls killed and resumed)
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, watch } from 'node:fs';

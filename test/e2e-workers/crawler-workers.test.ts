@@ -7,6 +7,7 @@
  * request starts to one host closer than the delay, even when a worker is
  * killed with SIGKILL in the middle of a fetch.
  */
+// run-tests: long (12 s: workers spawned)
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';

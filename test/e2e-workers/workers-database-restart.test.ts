@@ -10,6 +10,7 @@
  * and saying how to go on, and running the same command again once the
  * database is back finishes the crawl.
  */
+// run-tests: long (24 s: a PostgreSQL restart under the workers)
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -5,6 +5,7 @@
  * over many runs (a gap that falls short once in five runs is a failure).
  * PC_STRESS_RUNS raises the number of runs (default 10).
  */
+// run-tests: long (22 s: the interval across workers, at the server)
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { longestGap } from '../helpers/arrivals.js';

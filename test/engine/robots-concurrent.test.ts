@@ -5,6 +5,7 @@
  * learnt, and links told, in document order, whichever answer came first.
  * Measured at the servers: requests in flight at once, never above the bound.
  */
+// run-tests: long (12 s: robots.txt delays across hosts)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { longestGap } from '../helpers/arrivals.js';

@@ -7,6 +7,7 @@
  * worker's request, sent as late as the last moments of its lease, included.
  * Run over every ClaimStore (memory, SQLite, PostgreSQL).
  */
+// run-tests: long (14 s: leases that run out)
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';

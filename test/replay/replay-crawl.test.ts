@@ -4,6 +4,7 @@
  * on the retry), the site closed, then every saved page replayed in
  * ReplayWeb.page in headless chromium with the live page's title and text.
  */
+// run-tests: long (53 s: ReplayWeb.page in Chromium)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';

@@ -8,6 +8,7 @@
  * crawl's records in the same package; the changed page from its new
  * response. The site is closed before the replay.
  */
+// run-tests: long (14 s: ReplayWeb.page in Chromium)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';

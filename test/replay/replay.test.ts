@@ -7,6 +7,7 @@
  * `dup.html` capture is a revisit record, which replays only if the index
  * leads the app to the original.
  */
+// run-tests: long (12 s: ReplayWeb.page in Chromium)
 import { test } from 'node:test';
 import { join } from 'node:path';
 import { writeCdxj } from '../../src/archive/cdxj.js';

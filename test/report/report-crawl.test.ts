@@ -8,6 +8,7 @@
  * KeywordHunter's chain to the match, a file not ours refused before any
  * request, and a report after SIGINT that --resume completes.
  */
+// run-tests: long (16 s: crawls and Chromium)
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

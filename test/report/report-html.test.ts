@@ -6,6 +6,7 @@
  * synthetic 10,000-page crawl stays under 3 MB and opens whole (how fast:
  * test/perf/report-load.test.ts).
  */
+// run-tests: long (10 s: Chromium)
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
