@@ -8,7 +8,7 @@ import { DEFAULT_LEASE_MS } from '../frontier/claim-store.js';
 import { DEFAULT_FRONTIER_WAIT_MS } from '../frontier/pg-faults.js';
 import { CRAWLER_USER_AGENT, DEFAULT_DEPTH_LIMIT } from '../programs/tse-settings.js';
 import { defineFlags } from './args.js';
-import { DEFAULT_REQUISITES } from '../engine/requisites.js';
+import { ON_CRAWL_HOSTS_FLAG, REQUISITE_FLAGS } from './requisite-flags.js';
 import { CONNECTION_FLAGS, INFO_FLAGS, PACE_FLAGS, REPORT_FLAGS, REQUEST_LIMIT_FLAGS, WARC_FLAGS } from './common-flags.js';
 import { formatExamples, formatOptions, type HelpExample } from './help-format.js';
 
@@ -28,10 +28,9 @@ export const FLAGS = defineFlags([
   { name: 'json', type: 'boolean', group: 'output', help: 'log one JSON object per event, {"event","depth","url","reason"?}, instead of the CS50 lines' },
   ...REPORT_FLAGS,
   ...WARC_FLAGS,
-  { name: 'page-requisites', type: 'boolean', group: 'output', help: 'with --warc or --wacz: also fetch what each saved page needs to be displayed (stylesheets, images, scripts, fonts, on any host) into the archive only; politely, each URL once' },
-  { name: 'requisites-on-crawl-hosts', type: 'boolean', group: 'output', help: 'with --page-requisites: only those inside the crawl\'s scope (default: any host, as pages use CDNs)' },
-  { name: 'requisites-per-page', type: 'count', arg: 'N', default: DEFAULT_REQUISITES.maxPerPage, group: 'output', help: 'with --page-requisites: most requisites fetched for one page' },
-  { name: 'requisite-bytes', type: 'size', arg: 'SIZE', default: '50MB', group: 'output', help: 'with --page-requisites: most bytes of requisites fetched for one page' },
+  ...REQUISITE_FLAGS.slice(0, 1),
+  ...ON_CRAWL_HOSTS_FLAG,
+  ...REQUISITE_FLAGS.slice(1),
   { name: 'overwrite', type: 'boolean', group: 'output', help: 'crawl into a pageDirectory holding numbered files that no crawl of ours wrote (no .crawler marker), replacing them' },
   { name: 'write-thread', type: 'string', arg: 'WHEN', default: 'auto', group: 'output', help: 'write page files on a second thread: auto when writes prove slow, on after the first 50 pages, off never' },
   { name: 'max-pages', type: 'count', arg: 'N', group: 'limits', help: 'stop after N responses (default: no limit)' },

@@ -6,6 +6,7 @@ import { KH_MAX_DEPTH, KH_MAX_KEYWORD, KH_USER_AGENT } from '../programs/keyword
 import { defineFlags } from './args.js';
 import { HTTP_FLAGS, INFO_FLAGS, MAX_CONCURRENCY, REPORT_FLAGS, WARC_FLAGS } from './common-flags.js';
 import { formatOptions } from './help-format.js';
+import { REQUISITE_FLAGS } from './requisite-flags.js';
 
 /** KeywordHunter's flags: what its --help lists. */
 export const KH_FLAGS = defineFlags([
@@ -18,6 +19,7 @@ export const KH_FLAGS = defineFlags([
       : f,
   ),
   ...WARC_FLAGS,
+  ...REQUISITE_FLAGS,
   ...REPORT_FLAGS,
   ...INFO_FLAGS,
 ]);

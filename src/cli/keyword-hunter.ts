@@ -13,6 +13,7 @@ import { parseArgs } from './args.js';
 import { reportSettings } from '../report/run-info.js';
 import { archiveFrom, clientOptionsFrom, concurrencyFrom, versionText } from './common-flags.js';
 import { KH_FLAGS, keywordHunterHelp } from './keyword-hunter-help.js';
+import { requisitesFrom } from './requisite-flags.js';
 import { checkFlagLimits } from './flag-limits.js';
 import type { CliIo } from '../program-io.js';
 
@@ -57,9 +58,12 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
   let parallel;
   let archive;
   let report;
+  let requisites;
   try {
     parallel = concurrencyFrom(flags);
     archive = archiveFrom(flags);
+    // Every host is in KeywordHunter's scope: a requisite is left out by nothing but robots.txt and the caps.
+    requisites = requisitesFrom(flags, undefined, archive !== undefined);
     report = reportSettings(flags.report, 'KeywordHunter', argv);
   } catch (err) {
     throw usage(describeError(err));
@@ -79,6 +83,7 @@ export async function keywordHunterMain(argv: string[], io: CliIo): Promise<numb
       ...parallel,
       progress: io.stderrIsTTY && !io.stdoutIsTTY,
       archive: archive === undefined ? undefined : { ...archive, commandLine: ['KeywordHunter', ...argv] },
+      requisites,
     },
     io,
     report,

@@ -14,6 +14,7 @@ import type { CrawlEvent } from '../engine/events.js';
 import { HrefPatternExtractor } from '../extract/href-pattern.js';
 import { MemoryFrontier } from '../frontier/private-memory.js';
 import { KhProtocol } from '../output/kh-protocol.js';
+import { requisitesLine } from '../output/requisites-line.js';
 import { KEYWORD_HUNTER_FAILURE_POLICY, RobotsPolicy } from '../robots/policy.js';
 import { OutputDirSink, prepareOutputDir } from '../sink/output-dir.js';
 import { NO_PAGE_SINK } from '../sink/page-sink.js';
@@ -98,6 +99,8 @@ async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings
     // With --concurrency above 1, pages answered ahead of their turn wait on disk (OutputDir, or the temp folder).
     spill: new FileBodySpill(outputDir ?? tmpdir()),
     outputRoom: io.stdoutRoom,
+    // Kept in the archive only: the protocol has no line for them, and stderr sums them up at the end.
+    requisites: settings.requisites,
     onEvent,
   });
   return run.run(async () => {
@@ -106,6 +109,7 @@ async function search(settings: KeywordHunterSettings, io: CliIo, reportSettings
       summary = await crawl.run();
     } finally {
       progress.done();
+      if (crawl.requisites !== undefined) io.stderr(requisitesLine(crawl.requisites.counts, 'KeywordHunter'));
       if (report !== undefined) io.stderr(`KeywordHunter: report written to ${report.finish(summary === undefined ? 'stopped by an error' : found ? 'the keyword was found' : stopWords(summary.stoppedBy))}\n`);
     }
     if (summary.stoppedBy === 'signal') return EXIT_INTERRUPTED;

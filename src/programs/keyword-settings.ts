@@ -3,6 +3,7 @@
  * line (src/cli/keyword-hunter.ts) checks and builds them, and the spec's
  * constants.
  */
+import type { RequisiteSettings } from '../engine/requisites.js';
 import type { HttpUrl } from '../url/http-url.js';
 import type { RunSettings } from './run-settings.js';
 
@@ -17,4 +18,6 @@ export interface KeywordHunterSettings extends RunSettings {
   start: HttpUrl;
   keyword: string;
   outputDir: string | undefined;
+  /** --page-requisites (with --warc or --wacz): each saved page's requisites, into the archive only. */
+  requisites?: RequisiteSettings | undefined;
 }
