@@ -12,7 +12,8 @@
 // A compiled test whose source is gone (a file moved or deleted since the last
 // build; tsc never removes its output) is left out, and stderr says so.
 //
-// Two lanes, one after the other, each a `node --test` of its own:
+// Two lanes, one after the other, each a runner of its own (scripts/lane-run.js,
+// node:test's run(): `node --test` would sort the files by path):
 // - the parallel lane: most files, N at a time (--test-concurrency). Each file
 //   is a process of its own; its servers listen on port 0 of loopback (a
 //   refused or fixed port comes from below the ephemeral range,
@@ -125,10 +126,8 @@ for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
 function runLane(lane, env) {
   const many = (n, what) => `${n} ${what}${n === 1 ? '' : 's'}`;
   console.error(`run-tests: the ${lane.name} lane: ${many(lane.files.length, 'file')}, ${lane.concurrency === 1 ? 'one at a time' : `${lane.concurrency} at a time`}`);
-  // stderr stays the terminal's: the spec reporter colours its lines when stderr is a TTY.
-  const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
-  if (times) reporters.push(`--test-reporter=${join(import.meta.dirname, 'file-times.js')}`, '--test-reporter-destination=stderr');
-  const tests = spawn(process.execPath, ['--test', `--test-concurrency=${lane.concurrency}`, ...reporters, ...lane.files], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  // lane-run.js, not `node --test`, which would sort the files: they start in the lane's order.
+  const tests = spawn(process.execPath, [join(import.meta.dirname, 'lane-run.js'), `--concurrency=${lane.concurrency}`, ...(times ? ['--times'] : []), ...lane.files], { stdio: ['ignore', 'pipe', 'inherit'], env });
   child = tests;
   /** @type {{ line: string, value: number }[]} lines that may be the lane's summary, held back until that is known */
   let held = [];
