@@ -1,5 +1,5 @@
 /**
- * The tables of the READMEs and docs/performance.md render on GitHub: outside a
+ * The tables of the READMEs and of docs/ render on GitHub: outside a
  * code fence, a run of lines starting with `|` is one table, which needs a
  * blank line before it, its header row, then a delimiter row (`| --- |`),
  * and rows of the header's number of cells (GitHub drops the cells past it
@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
 
-const DOCS = ['README.md', 'bench/README.md', 'docs/performance.md', 'test/README.md', 'test/fixtures/conformance/README.md'];
+const DOCS = ['README.md', 'bench/README.md', 'docs/performance.md', 'docs/archive.md', 'test/README.md', 'test/fixtures/conformance/README.md'];
 const DELIMITER = /^\|(?:\s*:?-+:?\s*\|)+\s*$/;
 
 /** A row's cells: split at each `|` that is not escaped (inside code spans too, as GitHub does). */
