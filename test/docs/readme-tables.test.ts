@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
 
 const DOCS = ['README.md', 'bench/README.md', 'docs/performance.md', 'docs/archive.md', 'test/README.md', 'test/fixtures/conformance/README.md'];
+/** Files with no table yet, checked all the same so that a table added to one renders. */
+const DOCS_WITHOUT_TABLES = ['docs/report.md'];
 const DELIMITER = /^\|(?:\s*:?-+:?\s*\|)+\s*$/;
 
 /** A row's cells: split at each `|` that is not escaped (inside code spans too, as GitHub does). */
@@ -69,10 +71,10 @@ test('the check finds a table broken by a blank line, a missing delimiter, a row
   assert.deepEqual(tableFaults('```\n| not | a table\n```\n'), [], 'inside a code fence');
 });
 
-for (const doc of DOCS) {
+for (const doc of [...DOCS, ...DOCS_WITHOUT_TABLES]) {
   test(`every table of ${doc} renders`, () => {
     const text = readFileSync(join(PROJECT_ROOT, doc), 'utf8');
-    assert.ok(text.includes('\n| --- |'), `${doc} has tables`);
+    if (DOCS.includes(doc)) assert.ok(text.includes('\n| --- |'), `${doc} has tables`);
     assert.deepEqual(tableFaults(text), []);
   });
 }
