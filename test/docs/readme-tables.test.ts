@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
 
-const DOCS = ['README.md', 'bench/README.md', 'docs/performance.md', 'docs/archive.md', 'test/README.md', 'test/fixtures/conformance/README.md'];
+const DOCS = ['README.md', 'bench/README.md', 'docs/performance.md', 'docs/archive.md', 'docs/pushback.md', 'test/README.md', 'test/fixtures/conformance/README.md'];
 /** Files with no table yet, checked all the same so that a table added to one renders. */
 const DOCS_WITHOUT_TABLES = ['docs/report.md', 'docs/resume-refresh.md', 'docs/distributed.md'];
 const DELIMITER = /^\|(?:\s*:?-+:?\s*\|)+\s*$/;
