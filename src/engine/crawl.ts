@@ -30,6 +30,7 @@ import type { CompletingPage } from './turns.js';
 import type { PagePolicy } from './page-policy.js';
 import { WindowTurns } from './window-turns.js';
 import { Requisites, type RequisiteSettings } from './requisites.js';
+import { connectionsFor } from './host-slots.js';
 import type { RequisiteStore } from '../frontier/requisite-journal.js';
 
 export interface CrawlOptions {
@@ -206,13 +207,14 @@ export class Crawl {
     const path = this.path;
     const perHost = Math.max(1, this.o.connectionsPerHost ?? 1);
     const politeness = this.o.politeness;
+    const connections = connectionsFor(politeness, perHost);
     return new Lookahead({
       take: () => frontier.take(),
       resolve: (entry) => this.o.policy.resolveLink(entry.url, this.o.seed),
       fetch: (url) => path.request(url),
       concurrency: Math.max(1, this.o.concurrency ?? 1),
       // A second connection to one host only where the host asks for no interval.
-      perHost: (origin) => (politeness.intervalFor(origin) === 0 ? perHost : 1),
+      perHost: connections,
       // A host without an interval answers as fast as we ask: one response
       // waiting beyond those in flight keeps it busy while we work, and more
       // would only be memory. A host with an interval is slow enough as it is.

@@ -8,6 +8,16 @@
  * the next request's.
  */
 import { CrawlerError } from '../errors.js';
+import type { Politeness } from '../frontier/politeness.js';
+
+/**
+ * --connections-per-host as it applies to `origin` now: `perHost` where the
+ * host asks for no interval, else 1 (a second connection would break it).
+ * The window's pages and the fetcher's slots both keep to it.
+ */
+export function connectionsFor(politeness: Politeness, perHost: number): (origin: string) => number {
+  return (origin) => (politeness.intervalFor(origin) === 0 ? perHost : 1);
+}
 
 export class HostSlots {
   private readonly inFlight = new Map<string, number>();

@@ -4,7 +4,7 @@
  * the start when the request bytes are written. Pages and robots.txt both
  * go through it, so robots requests count against the delay too.
  */
-import { HostSlots } from './host-slots.js';
+import { connectionsFor, HostSlots } from './host-slots.js';
 import { CrawlerError, isCrawlerError } from '../errors.js';
 import type { Politeness } from '../frontier/politeness.js';
 import type { FetchOptions, FetchResponse, HttpClient } from '../http/client.js';
@@ -50,7 +50,7 @@ export class PoliteFetcher {
     this.maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
     this.backOff = options.backOff ?? false;
     const perHost = options.connectionsPerHost;
-    this.slots = perHost === undefined ? undefined : new HostSlots((origin) => (politeness.intervalFor(origin) === 0 ? perHost : 1));
+    this.slots = perHost === undefined ? undefined : new HostSlots(connectionsFor(politeness, perHost));
   }
 
   /**
