@@ -48,9 +48,10 @@ test('a page that links to many new hosts: their robots.txt fetched at once, the
   const started = performance.now();
   const r = await runCrawl({ seed: `${hub.origin}/`, inScope: () => true, maxDepth: 1, concurrency: HOSTS });
   const ms = performance.now() - started;
-  // One after another they would take HOSTS x 250 ms = 3 s at least.
-  assert.ok(ms < (HOSTS * ROBOTS_DELAY_MS) / 2, `the scan waited ${ms.toFixed(0)} ms for ${HOSTS} robots.txt files of ${ROBOTS_DELAY_MS} ms each`);
+  // Counted at the servers, which no load can fake: every robots.txt asked before the first answer came.
   assert.equal(peak(), HOSTS, 'every robots.txt was asked before the first answer came');
+  // One after another they would take HOSTS x 250 ms = 3 s at least; a loaded machine took 1.8 s at once, so no tighter.
+  assert.ok(ms < HOSTS * ROBOTS_DELAY_MS, `the scan waited ${ms.toFixed(0)} ms for ${HOSTS} robots.txt files of ${ROBOTS_DELAY_MS} ms each`);
   const robots = r.events.filter((e) => e.startsWith('robots ')).slice(1);
   assert.deepEqual(robots.map((e) => e.split(' ')[1]), hosts.map((h) => `${h.origin}/robots.txt`), 'rules learnt in document order');
   const links = r.events.filter((e) => e.startsWith('link '));
