@@ -148,3 +148,23 @@ test('--delay 0 --connections-per-host 2: pages and requisites together never ha
   assert.match(r.err, /page requisites: 25 fetched/);
   assert.equal(most, 2, 'two at once, never three');
 });
+
+test('an identical payload at another requisite URL is a revisit record of the first (identical-payload-digest)', async (t) => {
+  const png = { headers: { 'content-type': 'image/png' }, body: 'same bytes' };
+  const s = await startSite({ '/': { headers: { 'content-type': 'text/html' }, body: '<img src=/a.png><img src=/copy/a.png>' }, '/a.png': png, '/copy/a.png': png });
+  t.after(() => s.close());
+  const dir = temp();
+  const pd = join(dir, 'pages');
+  mkdirSync(pd);
+  const warc = join(dir, 'same.warc');
+  const r = await run(['--ignore-robots', '--page-requisites', '--warc', warc, `${s.origin}/`, pd, '0']);
+  assert.equal(r.code, 0, r.error);
+  assert.match(r.err, /page requisites: 2 fetched/);
+  const records = await checkArchive([warc]);
+  const of = (path: string) => records.filter((x) => (x.type === 'response' || x.type === 'revisit') && x.headers.get('warc-target-uri') === `${s.origin}${path}`);
+  assert.deepEqual(of('/a.png').map((x) => x.type), ['response']);
+  const [copy] = of('/copy/a.png');
+  assert.equal(copy?.type, 'revisit');
+  assert.equal(copy?.headers.get('warc-profile'), 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest');
+  assert.equal(copy?.headers.get('warc-refers-to-target-uri'), `${s.origin}/a.png`);
+});
