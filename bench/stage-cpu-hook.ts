@@ -33,6 +33,16 @@ if (out !== undefined && isMainThread) {
       if (tid === String(process.pid)) cpu.mainSeconds = t.seconds;
       else cpu.others[t.name] = (cpu.others[t.name] ?? 0) + t.seconds;
     }
+    // The crawl's thread's time on a CPU and waiting for one, in ns (the scheduler's own account), and how often it was preempted.
+    try {
+      const [run, wait] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+      const status = readFileSync(`/proc/self/task/${process.pid}/status`, 'utf8');
+      cpu.mainRunSeconds = (run ?? 0) / 1e9;
+      cpu.mainWaitSeconds = (wait ?? 0) / 1e9;
+      cpu.mainPreempted = Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    } catch {
+      // no schedstat in this kernel
+    }
     const u = process.cpuUsage();
     cpu.processSeconds = (u.user + u.system) / 1e6;
     writeFileSync(out, JSON.stringify(cpu));

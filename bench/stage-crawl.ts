@@ -16,7 +16,7 @@ import { savedPages } from './peers.js';
 import type { Site } from './site.js';
 import { countPages } from './stats.js';
 import { sourceMapper, splitProfile, type CrawlSplit, type ThreadCpu } from './stage-profile.js';
-import { NODE_RULES, perfRecordArgs, perfSplit, WGET2_RULES, type PerfSplit } from './stage-perf.js';
+import { NODE_RULES, perfRecordArgs, perfSamples, perfSplit, perfStages, WGET2_RULES, type PerfSplit, type PerfStages } from './stage-perf.js';
 
 export interface CrawlRunResult {
   kind: 'plain' | 'hooked' | 'profiled';
@@ -89,6 +89,8 @@ export interface PerfRun {
   cpuSeconds: number;
   load: number;
   split: PerfSplit;
+  /** Ours: the crawl's thread by stage (CPU time, where --cpu-prof samples wall-clock time). */
+  stages?: PerfStages;
 }
 
 /** wget2 as the bench runs it (one thread), the pages on tmpfs: CPU a page of a run not under perf. */
@@ -110,14 +112,20 @@ function wget2Args(site: Site, dir: string): string[] {
 export async function perfOnce(c: CrawlContext, crawler: PerfRun['crawler'], hz: number): Promise<PerfRun> {
   const dir = pageDir(c, `stages-perf-${crawler}`);
   const data = join(c.scratch, `stages-perf-${process.pid}-${counter}.data`);
-  const argv = crawler === 'wget2' ? ['wget2', ...wget2Args(c.site, dir)] : [process.execPath, join(c.repo, 'dist/bin/crawler.cjs'), '--delay', '0', '-q', c.site.seedUrl, dir, String(c.site.maxDepth)];
+  // node names its JavaScript frames for perf in /tmp/perf-PID.map, interpreted ones too.
+  const node = [process.execPath, '--perf-basic-prof', '--interpreted-frames-native-stack'];
+  const argv = crawler === 'wget2' ? ['wget2', ...wget2Args(c.site, dir)] : [...node, join(c.repo, 'dist/bin/crawler.cjs'), '--delay', '0', '-q', c.site.seedUrl, dir, String(c.site.maxDepth)];
   const load = await c.quiet();
-  const m = await runMeasured('perf', [...perfRecordArgs(data, hz, crawler === 'wget2'), ...argv], { cwd: c.repo, timeoutMs: 30 * 60_000 });
+  // In the scratch directory (removed at the end): node's --perf-basic-prof also writes V8's log (isolate-*-v8.log) where it runs.
+  const m = await runMeasured('perf', [...perfRecordArgs(data, hz, crawler === 'wget2'), ...argv], { cwd: c.scratch, timeoutMs: 30 * 60_000 });
   if (m.exitCode !== 0 && !(crawler === 'wget2' && m.exitCode === 8)) throw new Error(`perf record ${crawler} failed (${m.exitCode}): ${m.stderr.slice(-500)}`);
   const pages = pagesIn(c.site, dir, crawler === 'wget2' ? 'mirror' : 'ours');
   rmSync(dir, { recursive: true, force: true });
-  const split = perfSplit(data, crawler === 'wget2' ? WGET2_RULES : NODE_RULES);
+  const samples = perfSamples(data);
+  const split = perfSplit(samples, crawler === 'wget2' ? WGET2_RULES : NODE_RULES);
+  const stages = crawler === 'ours' ? perfStages(samples, sourceMapper(join(c.repo, 'dist/bin/crawler.bundle.cjs'))) : undefined;
   rmSync(data, { force: true });
+  for (const pid of new Set(samples.map((x) => x.pid))) rmSync(`/tmp/perf-${pid}.map`, { force: true });
   c.log(`  perf ${crawler.padEnd(5)} ${pages} pages, ${split.samples} samples, ${((split.cpuMs / pages) * 1000).toFixed(0)} us a page sampled (load ${load.toFixed(2)})`);
-  return { crawler, pages, cpuSeconds: m.cpuSeconds, load, split };
+  return { crawler, pages, cpuSeconds: m.cpuSeconds, load, split, ...(stages === undefined ? {} : { stages }) };
 }

@@ -11,6 +11,7 @@
  * that DWARF unwinding reaches.
  */
 import { spawnSync } from 'node:child_process';
+import { stageOf, type SourceOf } from './stage-profile.js';
 
 /** A rule: a frame's symbol or its object file (DSO) makes the sample this category's. */
 interface Rule {
@@ -92,26 +93,42 @@ export function perfRecordArgs(dataFile: string, hz: number, dwarf: boolean): st
 const add = (m: Map<string, number>, k: string, v: number): void => void m.set(k, (m.get(k) ?? 0) + v);
 const sorted = (m: Map<string, number>): Array<[string, number]> => [...m.entries()].sort((a, b) => b[1] - a[1]);
 
-/** Reads a perf.data file's samples (perf script) and splits them by `rules` (then the kernel's, then the fallbacks). */
-export function perfSplit(dataFile: string, rules: readonly Rule[]): PerfSplit {
-  const r = spawnSync('perf', ['script', '-i', dataFile, '-F', 'comm,tid,period,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 2 ** 30 });
+/** A sample of a perf record: its process and thread, its CPU milliseconds, its frames from the sampled one towards the root. */
+export interface PerfSample {
+  comm: string;
+  pid: number;
+  tid: number;
+  ms: number;
+  frames: Array<{ sym: string; dso: string }>;
+}
+
+/** A perf.data file's samples, as perf script prints them. */
+export function perfSamples(dataFile: string): PerfSample[] {
+  const r = spawnSync('perf', ['script', '-i', dataFile, '-F', 'comm,pid,tid,period,ip,sym,dso'], { encoding: 'utf8', maxBuffer: 2 ** 31 - 1 });
   if (r.status !== 0) throw new Error(`perf script: ${r.stderr}`);
-  const all = [...rules, ...KERNEL_RULES];
-  const categories = new Map<string, number>();
-  const dsos = new Map<string, number>();
-  const threads = new Map<string, number>();
-  let total = 0;
-  let samples = 0;
+  const out: PerfSample[] = [];
   for (const block of r.stdout.split(/\n\s*\n/)) {
     const lines = block.split('\n').filter((l) => l.trim() !== '');
-    const head = /^(\S.*?)\s+(\d+)\s+(\d+)\s*$/.exec(lines[0] ?? '');
+    const head = /^(\S.*?)\s+(\d+)\/(\d+)\s+(\d+)\s*$/.exec(lines[0] ?? '');
     if (head === null) continue;
-    const ms = Number(head[3]) / 1e6;
     const frames = lines.slice(1).map((l) => {
       const m = /^\s*[0-9a-f]+\s+(.*?)\s+\((.*)\)\s*$/.exec(l);
       // An inlined frame names no object file: it is in its caller's.
       return m === null ? { sym: '', dso: '' } : { sym: (m[1] as string).replace(/\+0x[0-9a-f]+$/, ''), dso: m[2] === 'inlined' ? '' : (m[2] as string) };
     });
+    out.push({ comm: head[1] as string, pid: Number(head[2]), tid: Number(head[3]), ms: Number(head[4]) / 1e6, frames });
+  }
+  return out;
+}
+
+/** Splits samples by `rules` (then the kernel's, then the fallbacks). */
+export function perfSplit(samples: readonly PerfSample[], rules: readonly Rule[]): PerfSplit {
+  const all = [...rules, ...KERNEL_RULES];
+  const categories = new Map<string, number>();
+  const dsos = new Map<string, number>();
+  const threads = new Map<string, number>();
+  let total = 0;
+  for (const { frames, ms, comm, tid } of samples) {
     let label: string | undefined;
     for (const f of frames) {
       label = all.find((rule) => (rule.sym !== undefined && rule.sym.test(f.sym)) || (rule.dso !== undefined && rule.dso.test(f.dso)))?.label;
@@ -120,15 +137,69 @@ export function perfSplit(dataFile: string, rules: readonly Rule[]): PerfSplit {
     const leaf = frames.find((f) => f.dso !== '')?.dso ?? '';
     add(categories, label ?? fallback(leaf), ms);
     add(dsos, leaf.replace(/^.*\//, ''), ms);
-    add(threads, `${head[1]}/${head[2]}`, ms);
+    add(threads, `${comm}/${tid}`, ms);
     total += ms;
-    samples++;
   }
   return {
     cpuMs: total,
-    samples,
+    samples: samples.length,
     categories: sorted(categories).map(([label, ms]) => ({ label, ms })),
     dsos: sorted(dsos).map(([dso, ms]) => ({ dso, ms })),
     threads: sorted(threads).map(([thread, ms]) => ({ thread, ms })),
   };
+}
+
+/**
+ * A stack of the crawl's thread whose JavaScript callers perf could not
+ * reach (glibc's system call wrappers keep no frame pointer: an open(2)'s
+ * stack ends there), placed by the native code on it: node's file system
+ * calls and glibc's open, writev and rename are the page file's (SQLite's
+ * go through its own object file, and pwrite), SQLite's are the frontier's,
+ * a TCP send the client's.
+ */
+const NATIVE_STAGES: Array<{ stage: string; sym?: RegExp; dso?: RegExp }> = [
+  { stage: 'frontier', dso: /better_sqlite3\.node/, sym: /^(sqlite3|Statement::|Database::|__libc_pwrite64|__GI___libc_pwrite)/ },
+  { stage: 'page-file', sym: /^(node::fs::|uv_fs_|__GI___libc_open|__libc_open64|__open64|__GI___open64_nocancel|__GI___writev|__writev|__GI___rename|rename|__GI___close|__close)/ },
+  { stage: 'client', sym: /^(node::StreamBase::|node::LibuvStreamWrap::DoTryWrite|uv_try_write|uv__try_write|tcp_sendmsg)$/ },
+];
+
+function nativeStage(frames: ReadonlyArray<{ sym: string; dso: string }>): string | undefined {
+  for (const f of frames) for (const r of NATIVE_STAGES) if ((r.sym !== undefined && r.sym.test(f.sym)) || (r.dso !== undefined && r.dso.test(f.dso))) return r.stage;
+  return undefined;
+}
+
+/** Our crawl's CPU by stage, from perf: the crawl's thread (by stage, and of it in the kernel) and every other thread. */
+export interface PerfStages {
+  mainMs: number;
+  otherThreadsMs: number;
+  ms: Record<string, number>;
+  kernelMs: Record<string, number>;
+}
+
+/**
+ * Splits the samples of node's main thread by stage as a V8 profile is split
+ * (stage-profile.ts stageOf), its JavaScript frames named by node's
+ * `--perf-basic-prof` map (`JS:*name FILE:LINE:COLUMN`, the line 1-based).
+ */
+export function perfStages(samples: readonly PerfSample[], sourceOf: SourceOf): PerfStages {
+  const out: PerfStages = { mainMs: 0, otherThreadsMs: 0, ms: {}, kernelMs: {} };
+  const node = samples.find((x) => x.comm === 'node')?.pid;
+  for (const { pid, tid, ms, frames } of samples) {
+    if (pid !== node) continue;
+    if (tid !== pid) {
+      out.otherThreadsMs += ms;
+      continue;
+    }
+    out.mainMs += ms;
+    const mapped = frames.map(({ sym }) => {
+      const js = /^JS:[*~^+]?(.*) (\S+):(\d+):\d+$/.exec(sym);
+      return js === null ? { id: '', name: sym } : { id: sourceOf(js[2] as string, Number(js[3]) - 1), name: js[1] as string };
+    });
+    const found = stageOf(mapped);
+    // No JavaScript frame of ours reached: the native code says, where it can.
+    const stage = mapped.some((f) => f.id !== '') ? found : (nativeStage(frames) ?? found);
+    out.ms[stage] = (out.ms[stage] ?? 0) + ms;
+    if (frames[0]?.dso === '[kernel.kallsyms]') out.kernelMs[stage] = (out.kernelMs[stage] ?? 0) + ms;
+  }
+  return out;
 }

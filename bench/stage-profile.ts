@@ -89,13 +89,44 @@ function projectStage(id: string): string | undefined {
   return 'src-other';
 }
 
-/** Where a frame with no project frame below it on the stack goes. */
-function otherStage(name: string, id: string): string {
-  if (name === '(garbage collector)') return 'gc';
-  if (name === '(program)' || name === '(root)') return 'program';
-  if (/^node:internal\/(process\/task_queues|timers)|^node:timers/.test(id) || name === 'runMicrotasks' || name === 'processTicksAndRejections') return 'promises';
-  if (/^node:(net|stream|internal\/(stream_base_commons|streams|net))/.test(id) || /^node:events/.test(id)) return 'net';
+/** A frame of a sampled stack: its source id (SourceOf's; '' for native code) and its function's name. */
+export interface Frame {
+  id: string;
+  name: string;
+}
+
+/** V8's garbage collector, by its C++ names (in a perf stack) or the profile's pseudo-frame. */
+const GC_RE = /^\(garbage collector\)$|^v8::internal::(Heap|Scavenger|ScavengerCollector|MarkCompactCollector|MinorMarkCompactCollector|IncrementalMarking|ConcurrentMarking|GCTracer|MemoryAllocator|MarkingVisitor|Sweeper)\b/;
+
+/** Where a stack with no project frame on it goes: the first frame, from the sampled one towards the root, that says. */
+function otherStage(frames: readonly Frame[]): string {
+  if (frames.some((f) => GC_RE.test(f.name))) return 'gc';
+  for (const { id, name } of frames) {
+    if (name === '(program)' || name === '(root)') return 'program';
+    if (/^node:internal\/(process\/task_queues|timers)|^node:timers/.test(id) || /^(runMicrotasks|processTicksAndRejections|Builtins_RunMicrotasks|v8::internal::MicrotaskQueue::)/.test(name)) return 'promises';
+    if (/^node:(net|stream|events|internal\/(stream_base_commons|streams|net))/.test(id) || /^node::(LibuvStreamWrap|StreamBase|TCPWrap)/.test(name)) return 'net';
+    if (/^(uv_|uv__|epoll|node::SpinEventLoop)/.test(name)) return 'program';
+  }
   return 'node-other';
+}
+
+/**
+ * The stage of a sampled stack, its frames from the sampled one towards the
+ * root: the nearest project frame's; the start's when module loading or the
+ * launcher is anywhere on it; else V8's or node's (otherStage).
+ */
+export function stageOf(frames: readonly Frame[]): string {
+  let stage: string | undefined;
+  for (const f of frames) {
+    if (/^node:internal\/modules\//.test(f.id) || f.id === 'cli/launch') return 'startup';
+    stage ??= projectStage(f.id);
+  }
+  return stage ?? otherStage(frames);
+}
+
+/** True when the sampled frame is not the project's own JavaScript (node's, a native call, the kernel). */
+export function outsideProject(frames: readonly Frame[]): boolean {
+  return frames.length === 0 || projectStage((frames[0] as Frame).id) === undefined;
 }
 
 export interface CrawlSplit {
@@ -120,25 +151,15 @@ export function splitProfile(profile: CpuProfile, sourceOf: SourceOf): CrawlSpli
   const place = (id: number): Place => {
     const known = memo.get(id);
     if (known !== undefined) return known;
-    const node = byId.get(id)!;
-    const f = node.callFrame;
-    const own = sourceOf(f.url, f.lineNumber);
-    let result: Place;
-    const leaf = own === '' ? `native:${f.functionName}` : own;
-    if (f.functionName === '(idle)') result = { stage: 'idle', native: false, idle: true, leaf };
-    else {
-      // The nearest project frame decides; module loading or the launcher anywhere below makes it the start's.
-      let stage: string | undefined;
-      let loading = false;
-      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-        const cf = byId.get(at)!.callFrame;
-        const sid = at === id ? own : sourceOf(cf.url, cf.lineNumber);
-        if (/^node:internal\/modules\//.test(sid) || sid === 'cli/launch') loading = true;
-        stage ??= projectStage(sid);
-      }
-      if (loading) stage = 'startup';
-      result = stage === undefined ? { stage: otherStage(f.functionName, own), native: false, idle: false, leaf } : { stage, native: projectStage(own) === undefined, idle: false, leaf };
+    const frames: Frame[] = [];
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const cf = byId.get(at)!.callFrame;
+      frames.push({ id: sourceOf(cf.url, cf.lineNumber), name: cf.functionName });
     }
+    const own = frames[0] as Frame;
+    const leaf = own.id === '' ? `native:${own.name}` : own.id;
+    const stage = own.name === '(idle)' ? 'idle' : stageOf(frames);
+    const result: Place = { stage, native: CRAWL_STAGES.some((s) => s.key === stage) && outsideProject(frames), idle: stage === 'idle', leaf };
     memo.set(id, result);
     return result;
   };
@@ -175,4 +196,9 @@ export interface ThreadCpu {
   others: Record<string, number>;
   /** process.cpuUsage() at exit, seconds. */
   processSeconds: number;
+  /** The crawl's thread, from /proc schedstat: seconds on a CPU, seconds runnable but waiting for one (another process on its CPU). */
+  mainRunSeconds?: number;
+  mainWaitSeconds?: number;
+  /** Its involuntary context switches: how often it was preempted. */
+  mainPreempted?: number;
 }

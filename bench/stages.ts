@@ -144,6 +144,11 @@ function printCrawl(runs: readonly CrawlRunResult[]): void {
   log('\ncrawl: us per page (medians of the runs)');
   log(`  process CPU a page: plain ./crawler ${by('plain', (r) => perPage(r.cpuSeconds, r)).toFixed(0)}, hooked ${by('hooked', (r) => perPage(r.cpuSeconds, r)).toFixed(0)}, profiled ${by('profiled', (r) => perPage(r.cpuSeconds, r)).toFixed(0)}`);
   log(`  the crawl's thread: hooked ${by('hooked', (r) => perPage(r.threads!.mainSeconds, r)).toFixed(0)}, profiled ${by('profiled', (r) => perPage(r.threads!.mainSeconds, r)).toFixed(0)} (profile: busy ${by('profiled', (r) => (r.split!.busyMs * 1000) / r.pages).toFixed(0)}, idle ${by('profiled', (r) => (r.split!.idleMs * 1000) / r.pages).toFixed(0)})`);
+  const hooked = runs.filter((r) => r.threads?.mainWaitSeconds !== undefined);
+  if (hooked.length > 0) {
+    const m = (f: (r: CrawlRunResult) => number): string => median(hooked.map(f)).toFixed(0);
+    log(`  the crawl's thread by the scheduler: on a CPU ${m((r) => perPage(r.threads!.mainRunSeconds!, r))}, runnable but waiting ${m((r) => perPage(r.threads!.mainWaitSeconds!, r))} us a page; preempted ${m((r) => r.threads!.mainPreempted! / r.pages)} times a page (wall ${m((r) => perPage(r.wallSeconds, r))})`);
+  }
   const others = (r: CrawlRunResult): number => Object.values(r.threads!.others).reduce((a, b) => a + b, 0);
   log(`  other threads (V8's workers, libuv): hooked ${by('hooked', (r) => perPage(others(r), r)).toFixed(0)}, profiled ${by('profiled', (r) => perPage(others(r), r)).toFixed(0)}`);
   log('  by stage: us a page of the thread\'s CPU (of which in node/native calls), share of its busy samples, us a page sampled');
@@ -176,8 +181,21 @@ function printPerf(runs: readonly PerfRun[], wget2: ReadonlyArray<{ pages: numbe
     const rows = labels.map((label) => ({ label, us: median(mine.map((r) => perPage(r, r.split.categories.find((c) => c.label === label)?.ms ?? 0))) }));
     for (const row of rows.sort((a, b) => b.us - a.us)) log(`  ${us(row.us)}  ${row.label}`);
     const dsos = [...new Set(mine.flatMap((r) => r.split.dsos.map((d) => d.dso)))];
+    if (crawler === 'ours') printPerfStages(mine);
     log(`  by object file: ${dsos.map((d) => `${d} ${median(mine.map((r) => perPage(r, r.split.dsos.find((x) => x.dso === d)?.ms ?? 0))).toFixed(0)}`).join(', ')}`);
     log(`  by thread (first run): ${mine[0]!.split.threads.map((t) => `${t.thread} ${perPage(mine[0]!, t.ms).toFixed(0)}`).join(', ')}`);
+  }
+}
+
+/** Ours by stage from perf: the crawl's thread's CPU (of which in the kernel), medians over the runs. */
+function printPerfStages(runs: readonly PerfRun[]): void {
+  const staged = runs.filter((r) => r.stages !== undefined);
+  const per = (f: (r: PerfRun) => number): number => median(staged.map(f));
+  log(`  the crawl's thread by stage (CPU time): ${per((r) => (r.stages!.mainMs * 1000) / r.pages).toFixed(0)} us a page, other threads ${per((r) => (r.stages!.otherThreadsMs * 1000) / r.pages).toFixed(0)}`);
+  for (const s of [...CRAWL_STAGES, ...OTHER_STAGES]) {
+    const t = per((r) => ((r.stages!.ms[s.key] ?? 0) * 1000) / r.pages);
+    const k = per((r) => ((r.stages!.kernelMs[s.key] ?? 0) * 1000) / r.pages);
+    log(`  ${us(t)} (kernel ${k.toFixed(1)}) ${((t / per((r) => (r.stages!.mainMs * 1000) / r.pages)) * 100).toFixed(1).padStart(5)} %  ${s.label}`);
   }
 }
 
