@@ -19,7 +19,8 @@ import { sourceMapper, splitProfile, type CrawlSplit, type ThreadCpu } from './s
 import { NODE_RULES, perfRecordArgs, perfSamples, perfSplit, perfStages, WGET2_RULES, type PerfSplit, type PerfStages } from './stage-perf.js';
 
 export interface CrawlRunResult {
-  kind: 'plain' | 'hooked' | 'profiled';
+  /** `pages-thread`: hooked, with --write-thread on (the page files leave the crawl's thread: what they cost it, by difference). */
+  kind: 'plain' | 'hooked' | 'profiled' | 'pages-thread';
   pages: number;
   wallSeconds: number;
   /** user + system of the process (GNU time), seconds. */
@@ -55,11 +56,11 @@ function pagesIn(site: Site, dir: string, layout: 'ours' | 'mirror'): number {
   return countPages(savedPages(layout, dir, site).paths, site.expected).pages;
 }
 
-/** One crawl by our crawler: plain (`./crawler`), hooked (the bundle with the CPU hook) or profiled (and under --cpu-prof). */
+/** One crawl by our crawler: plain (`./crawler`), hooked (the bundle with the CPU hook), profiled (and under --cpu-prof), or hooked with the page files' thread. */
 export async function crawlOnce(c: CrawlContext, kind: CrawlRunResult['kind']): Promise<CrawlRunResult> {
   const { site, repo } = c;
   const dir = pageDir(c, `stages-${kind}`);
-  const crawlArgs = ['--delay', '0', '-q', site.seedUrl, dir, String(site.maxDepth)];
+  const crawlArgs = ['--delay', '0', '-q', ...(kind === 'pages-thread' ? ['--write-thread', 'on'] : []), site.seedUrl, dir, String(site.maxDepth)];
   const cpuFile = join(c.scratch, `stages-cpu-${process.pid}-${counter}.json`);
   const profDir = join(c.scratch, `stages-prof-${process.pid}-${counter}`);
   const prof = kind === 'profiled' ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
@@ -78,7 +79,7 @@ export async function crawlOnce(c: CrawlContext, kind: CrawlRunResult['kind']): 
     out.split = splitProfile(loadProfile(findProfile(profDir)), sourceMapper(join(repo, 'dist/bin/crawler.bundle.cjs')));
     rmSync(profDir, { recursive: true, force: true });
   }
-  c.log(`  ${kind.padEnd(8)} ${pages} pages, ${m.wallSeconds.toFixed(2)} s, CPU ${((m.cpuSeconds / pages) * 1e6).toFixed(0)} us a page${out.threads === undefined ? '' : `, its thread ${((out.threads.mainSeconds / pages) * 1e6).toFixed(0)}`} (load ${load.toFixed(2)})`);
+  c.log(`  ${kind.padEnd(12)} ${pages} pages, ${m.wallSeconds.toFixed(2)} s, CPU ${((m.cpuSeconds / pages) * 1e6).toFixed(0)} us a page${out.threads === undefined ? '' : `, its thread ${((out.threads.mainSeconds / pages) * 1e6).toFixed(0)}`} (load ${load.toFixed(2)})`);
   return out;
 }
 

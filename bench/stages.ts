@@ -14,11 +14,13 @@
  * - crawl (stage-crawl.ts, stage-profile.ts): `--runs` (3) runs each of
  *   `./crawler --delay 0 -q SEED DIR 6` on nginx with the pages on tmpfs
  *   (plain: CPU a page), the bundle with a CPU hook (its thread against the
- *   others), and under `node --cpu-prof` (split by stage, scaled to the
- *   thread's CPU).
+ *   others, and the scheduler's account of it), under `node --cpu-prof`
+ *   (split by stage, scaled to the thread's CPU), and with `--write-thread
+ *   on` (what the page files cost the thread, by difference).
  * - perf (stage-perf.ts): wget2 --max-threads=1 and ours under `perf record`
- *   (cpu-clock, DWARF call graphs), `--runs` runs each, plus wget2's CPU a page
- *   without perf.
+ *   (cpu-clock; DWARF call graphs for wget2, frame pointers and node's
+ *   --perf-basic-prof for ours, whose thread is split by stage as the V8
+ *   profile is), `--runs` runs each, plus wget2's CPU a page without perf.
  *
  * Before every measurement the machine must be quiet: the 1-minute load
  * average below `--max-load` (1.5; during the isolation passes this process
@@ -150,6 +152,9 @@ function printCrawl(runs: readonly CrawlRunResult[]): void {
     log(`  the crawl's thread by the scheduler: on a CPU ${m((r) => perPage(r.threads!.mainRunSeconds!, r))}, runnable but waiting ${m((r) => perPage(r.threads!.mainWaitSeconds!, r))} us a page; preempted ${m((r) => r.threads!.mainPreempted! / r.pages)} times a page (wall ${m((r) => perPage(r.wallSeconds, r))})`);
   }
   const others = (r: CrawlRunResult): number => Object.values(r.threads!.others).reduce((a, b) => a + b, 0);
+  const off = by('hooked', (r) => perPage(r.threads!.mainSeconds, r));
+  const on = by('pages-thread', (r) => perPage(r.threads!.mainSeconds, r));
+  log(`  with --write-thread on, the crawl's thread ${on.toFixed(0)} us a page: the page file costs it ${(off - on).toFixed(0)} (its copy into the thread's ring included)`);
   log(`  other threads (V8's workers, libuv): hooked ${by('hooked', (r) => perPage(others(r), r)).toFixed(0)}, profiled ${by('profiled', (r) => perPage(others(r), r)).toFixed(0)}`);
   log('  by stage: us a page of the thread\'s CPU (of which in node/native calls), share of its busy samples, us a page sampled');
   for (const s of [...CRAWL_STAGES, ...OTHER_STAGES]) {
@@ -229,7 +234,7 @@ async function main(): Promise<void> {
     }
     if (o.only.includes('crawl')) {
       const runs: CrawlRunResult[] = [];
-      for (let r = 0; r < o.runs; r++) for (const kind of ['plain', 'hooked', 'profiled'] as const) runs.push(await crawlOnce(c, kind));
+      for (let r = 0; r < o.runs; r++) for (const kind of ['plain', 'hooked', 'profiled', 'pages-thread'] as const) runs.push(await crawlOnce(c, kind));
       printCrawl(runs);
       results['crawl'] = { runs, table: crawlTable(runs) };
     }
