@@ -123,17 +123,25 @@ function printIsolation(timings: readonly StageTiming[]): void {
   for (const t of timings) log(`  ${us(t.medianUs)}  ${t.label}   [${t.passesUs.map((x) => x.toFixed(1)).join(' ')}; load ${t.load.map((x) => x.toFixed(2)).join(' ')}]`);
 }
 
-/** The crawl's split: each stage's share of the profiled thread's busy samples times that thread's CPU, per page; medians over the runs. */
+/** The crawl's thread's CPU a page without a sampler (the hooked runs' median): what both splits' shares are scaled to. */
+function threadBase(runs: readonly CrawlRunResult[]): number | undefined {
+  const hooked = runs.filter((r) => r.kind === 'hooked' && r.threads !== undefined);
+  return hooked.length === 0 ? undefined : median(hooked.map((r) => (r.threads!.mainSeconds * 1e6) / r.pages));
+}
+
+/** The crawl's split: each stage's median share of the profiled thread's busy samples, times the thread's CPU without a sampler, per page. */
 function crawlTable(runs: readonly CrawlRunResult[]): Record<string, { us: number; profileUs: number; share: number; nativeUs: number }> {
   const profiled = runs.filter((r) => r.split !== undefined);
+  const base = threadBase(runs) ?? NaN;
   const out: Record<string, { us: number; profileUs: number; share: number; nativeUs: number }> = {};
   for (const s of [...CRAWL_STAGES, ...OTHER_STAGES]) {
     const per = (f: (r: CrawlRunResult) => number): number => median(profiled.map(f));
+    const share = per((r) => (r.split!.ms[s.key] ?? 0) / r.split!.busyMs);
     out[s.key] = {
-      share: per((r) => (r.split!.ms[s.key] ?? 0) / r.split!.busyMs),
-      us: per((r) => (((r.split!.ms[s.key] ?? 0) / r.split!.busyMs) * r.threads!.mainSeconds * 1e6) / r.pages),
+      share,
+      us: share * base,
       profileUs: per((r) => ((r.split!.ms[s.key] ?? 0) * 1000) / r.pages),
-      nativeUs: per((r) => (((r.split!.nativeMs[s.key] ?? 0) / r.split!.busyMs) * r.threads!.mainSeconds * 1e6) / r.pages),
+      nativeUs: per((r) => (r.split!.nativeMs[s.key] ?? 0) / r.split!.busyMs) * base,
     };
   }
   return out;
@@ -156,7 +164,7 @@ function printCrawl(runs: readonly CrawlRunResult[]): void {
   const on = by('pages-thread', (r) => perPage(r.threads!.mainSeconds, r));
   log(`  with --write-thread on, the crawl's thread ${on.toFixed(0)} us a page: the page file costs it ${(off - on).toFixed(0)} (its copy into the thread's ring included)`);
   log(`  other threads (V8's workers, libuv): hooked ${by('hooked', (r) => perPage(others(r), r)).toFixed(0)}, profiled ${by('profiled', (r) => perPage(others(r), r)).toFixed(0)}`);
-  log('  by stage: us a page of the thread\'s CPU (of which in node/native calls), share of its busy samples, us a page sampled');
+  log('  by stage: share of the busy samples x the thread\'s CPU without a sampler, us a page (of which in node/native calls), the share, us a page sampled');
   for (const s of [...CRAWL_STAGES, ...OTHER_STAGES]) {
     const t = table[s.key]!;
     log(`  ${us(t.us)} (${us(t.nativeUs).trim()}) ${(t.share * 100).toFixed(1).padStart(5)} % ${us(t.profileUs)}  ${s.label}${nativeLeaves(runs, s.key)}`);
@@ -175,7 +183,7 @@ function nativeLeaves(runs: readonly CrawlRunResult[], key: string): string {
   return top.length === 0 ? '' : `; in ${top.map(([leaf, ms]) => `${leaf} ${((ms / stage) * 100).toFixed(0)} %`).join(', ')}`;
 }
 
-function printPerf(runs: readonly PerfRun[], wget2: ReadonlyArray<{ pages: number; cpuSeconds: number; load: number }>): void {
+function printPerf(runs: readonly PerfRun[], wget2: ReadonlyArray<{ pages: number; cpuSeconds: number; load: number }>, base: number | undefined): void {
   if (wget2.length > 0) log(`\nwget2 without perf: CPU ${median(wget2.map((r) => (r.cpuSeconds * 1e6) / r.pages)).toFixed(0)} us a page (runs ${wget2.map((r) => ((r.cpuSeconds * 1e6) / r.pages).toFixed(0)).join(', ')})`);
   for (const crawler of ['wget2', 'ours'] as const) {
     const mine = runs.filter((r) => r.crawler === crawler);
@@ -186,21 +194,23 @@ function printPerf(runs: readonly PerfRun[], wget2: ReadonlyArray<{ pages: numbe
     const rows = labels.map((label) => ({ label, us: median(mine.map((r) => perPage(r, r.split.categories.find((c) => c.label === label)?.ms ?? 0))) }));
     for (const row of rows.sort((a, b) => b.us - a.us)) log(`  ${us(row.us)}  ${row.label}`);
     const dsos = [...new Set(mine.flatMap((r) => r.split.dsos.map((d) => d.dso)))];
-    if (crawler === 'ours') printPerfStages(mine);
+    if (crawler === 'ours') printPerfStages(mine, base);
     log(`  by object file: ${dsos.map((d) => `${d} ${median(mine.map((r) => perPage(r, r.split.dsos.find((x) => x.dso === d)?.ms ?? 0))).toFixed(0)}`).join(', ')}`);
     log(`  by thread (first run): ${mine[0]!.split.threads.map((t) => `${t.thread} ${perPage(mine[0]!, t.ms).toFixed(0)}`).join(', ')}`);
   }
 }
 
-/** Ours by stage from perf: the crawl's thread's CPU (of which in the kernel), medians over the runs. */
-function printPerfStages(runs: readonly PerfRun[]): void {
+/** Ours by stage from perf: the crawl's thread's CPU (of which in the kernel), medians over the runs; shares also scaled to `base` (the thread without a sampler), when the crawl section ran. */
+function printPerfStages(runs: readonly PerfRun[], base: number | undefined): void {
   const staged = runs.filter((r) => r.stages !== undefined);
   const per = (f: (r: PerfRun) => number): number => median(staged.map(f));
-  log(`  the crawl's thread by stage (CPU time): ${per((r) => (r.stages!.mainMs * 1000) / r.pages).toFixed(0)} us a page, other threads ${per((r) => (r.stages!.otherThreadsMs * 1000) / r.pages).toFixed(0)}`);
+  log(`  the crawl's thread by stage (CPU time): ${per((r) => (r.stages!.mainMs * 1000) / r.pages).toFixed(0)} us a page sampled, other threads ${per((r) => (r.stages!.otherThreadsMs * 1000) / r.pages).toFixed(0)}${base === undefined ? '' : `; scaled to the thread without a sampler, ${base.toFixed(0)}`}`);
   for (const s of [...CRAWL_STAGES, ...OTHER_STAGES]) {
-    const t = per((r) => ((r.stages!.ms[s.key] ?? 0) * 1000) / r.pages);
-    const k = per((r) => ((r.stages!.kernelMs[s.key] ?? 0) * 1000) / r.pages);
-    log(`  ${us(t)} (kernel ${k.toFixed(1)}) ${((t / per((r) => (r.stages!.mainMs * 1000) / r.pages)) * 100).toFixed(1).padStart(5)} %  ${s.label}`);
+    const share = per((r) => (r.stages!.ms[s.key] ?? 0) / r.stages!.mainMs);
+    const kernel = per((r) => (r.stages!.kernelMs[s.key] ?? 0) / r.stages!.mainMs);
+    const sampled = per((r) => ((r.stages!.ms[s.key] ?? 0) * 1000) / r.pages);
+    const scaled = base === undefined ? '' : `${us(share * base)} (kernel ${(kernel * base).toFixed(1)})`;
+    log(`  ${scaled} ${(share * 100).toFixed(1).padStart(5)} % ${us(sampled)} sampled  ${s.label}`);
   }
 }
 
@@ -215,6 +225,8 @@ async function main(): Promise<void> {
   const site = generateSite(join(work, 'site'), { pages: o.pages, origin: `http://127.0.0.1:${port}` });
   const results: Record<string, unknown> = { meta: { date: new Date().toISOString(), git, node: process.version, cpus: cpus().length, options: o } };
   let server: Awaited<ReturnType<typeof startSiteServer>> | undefined;
+  /** The crawl's thread's CPU a page without a sampler, once the crawl section has run. */
+  let base: number | undefined;
   try {
     if (o.only.includes('isolation')) {
       const parts = crawlParts(site);
@@ -236,7 +248,8 @@ async function main(): Promise<void> {
       const runs: CrawlRunResult[] = [];
       for (let r = 0; r < o.runs; r++) for (const kind of ['plain', 'hooked', 'profiled', 'pages-thread'] as const) runs.push(await crawlOnce(c, kind));
       printCrawl(runs);
-      results['crawl'] = { runs, table: crawlTable(runs) };
+      base = threadBase(runs);
+      results['crawl'] = { runs, table: crawlTable(runs), threadBaseUs: base };
     }
     if (o.only.includes('perf')) {
       const why = perfUnavailable();
@@ -251,7 +264,7 @@ async function main(): Promise<void> {
           runs.push(await perfOnce(c, 'wget2', o.perfHz));
           runs.push(await perfOnce(c, 'ours', o.perfHz));
         }
-        printPerf(runs, wget2);
+        printPerf(runs, wget2, base);
         results['perf'] = { hz: o.perfHz, wget2, runs };
       }
     }
