@@ -34,9 +34,14 @@ export const REQUISITES_DDL = `
 /** The columns a refresh reads, added after the table first was: a state made before them gets them on open. */
 const LATER_COLUMNS = ['etag', 'last_modified', 'capture_uri', 'capture_date', 'capture_id', 'capture_digest', 'refs', 'wire_bytes'];
 
+/** The columns the state's requisites table has (none when it has no such table). */
+function requisiteColumns(db: Database.Database): Set<string> {
+  return new Set((db.prepare('PRAGMA table_info(requisites)').all() as Array<{ name: string }>).map((c) => c.name));
+}
+
 /** Adds to a state's requisites table the columns it was made without (the table itself is REQUISITES_DDL's). */
 export function upgradeRequisites(db: Database.Database): void {
-  const have = new Set((db.prepare('PRAGMA table_info(requisites)').all() as Array<{ name: string }>).map((c) => c.name));
+  const have = requisiteColumns(db);
   for (const c of LATER_COLUMNS) if (!have.has(c)) db.exec(`ALTER TABLE requisites ADD COLUMN ${c} ${c === 'wire_bytes' ? 'INTEGER' : 'TEXT'}`);
 }
 
@@ -162,7 +167,7 @@ export class EarlierRequisites {
   private readonly get: Database.Statement | undefined;
 
   constructor(db: Database.Database) {
-    const columns = new Set((db.prepare('PRAGMA table_info(requisites)').all() as Array<{ name: string }>).map((c) => c.name));
+    const columns = requisiteColumns(db);
     this.get = LATER_COLUMNS.every((c) => columns.has(c))
       ? db.prepare('SELECT etag, last_modified, capture_uri, capture_date, capture_id, capture_digest, refs, wire_bytes FROM requisites WHERE key = ? AND done = 1')
       : undefined;
