@@ -8,13 +8,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/conformance.js';
 
-const DOCS = ['README.md', 'bench/README.md', 'docs/performance.md', 'docs/archive.md', 'docs/pushback.md', 'test/README.md', 'test/fixtures/conformance/README.md'];
+const DOCS = ['README.md', 'bench/README.md', 'docs/performance.md', 'docs/page-cpu.md', 'docs/archive.md', 'docs/pushback.md', 'test/README.md', 'test/fixtures/conformance/README.md'];
 /** Files with no table yet, checked all the same so that a table added to one renders. */
 const DOCS_WITHOUT_TABLES = ['docs/report.md', 'docs/resume-refresh.md', 'docs/distributed.md'];
+
+test('every file in docs/ is checked', () => {
+  const docs = readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+  assert.deepEqual(docs.map((f) => `docs/${f}`).filter((f) => !DOCS.includes(f) && !DOCS_WITHOUT_TABLES.includes(f)), []);
+});
 const DELIMITER = /^\|(?:\s*:?-+:?\s*\|)+\s*$/;
 
 /** A row's cells: split at each `|` that is not escaped (inside code spans too, as GitHub does). */
