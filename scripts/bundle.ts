@@ -21,6 +21,7 @@
  * runs stale code.
  */
 import { build, type BuildOptions } from 'esbuild';
+import { LAUNCH_NODE_FLAGS } from '../src/cli/node-flags.js';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -73,7 +74,8 @@ export async function bundle(): Promise<void> {
       ...COMMON,
       stdin: { contents: `import { runBundle } from './dist/src/cli/launch.js';\nrunBundle(__filename.replace(/\\.cjs$/, '.bundle.cjs'));\n`, resolveDir: root, sourcefile: `${name}.cjs` },
       outfile: join(out, `${name}.cjs`),
-      banner: { js: '#!/usr/bin/env node' },
+      // env -S splits the line into node and its options (GNU coreutils 8.30, BSD env, npm's cmd-shim).
+      banner: { js: `#!/usr/bin/env -S node ${LAUNCH_NODE_FLAGS.join(' ')}` },
     });
     chmodSync(join(out, `${name}.cjs`), 0o755);
   }

@@ -7,8 +7,8 @@
  * run's compile time (docs/performance.md, Start-up).
  *
  * The cache is made by `npm run build` (a one-page crawl of each program)
- * and remade by a run without node flags that finds it missing, stale or
- * rejected, written
+ * and remade by a run without node flags (but the launchers' own,
+ * node-flags.ts) that finds it missing, stale or rejected, written
  * beside the bundle through a temporary file and a rename (a directory we
  * cannot write is no error: the run just compiles). A cache that does not
  * fit is never used:
@@ -38,6 +38,7 @@ import { dirname } from 'node:path';
 import { debuglog } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
+import { LAUNCH_NODE_FLAGS } from './node-flags.js';
 import { tierEarly, withDefaultTiering } from './early-tiering.js';
 
 const MAGIC = 'polite-crawler code cache 1';
@@ -118,9 +119,10 @@ export function runBundle(file: string): void {
   const { script, use } = compileBundle(file, source, readCache(cacheFile, source));
   debug('%s %s', use, cacheFile);
   // At exit the script's functions that ran are compiled too, so the cache holds them. Only a
-  // run without node flags writes: V8 rejects a cache made under other flags, so runs with and
-  // without them would otherwise replace each other's cache on every run.
-  const plain = process.execArgv.length === 0 && (process.env['NODE_OPTIONS'] ?? '') === '';
+  // run without node flags (but the launchers' own, which leave V8's flags as they are) writes:
+  // V8 rejects a cache made under other flags, so runs with and without them would otherwise
+  // replace each other's cache on every run.
+  const plain = process.execArgv.every((a) => LAUNCH_NODE_FLAGS.includes(a)) && (process.env['NODE_OPTIONS'] ?? '') === '';
   if (use !== 'accepted' && plain) process.once('exit', () => writeCache(cacheFile, source, script));
   const module = new Module(file);
   module.filename = file;

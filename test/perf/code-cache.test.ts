@@ -98,6 +98,19 @@ describe('the bins\' code cache', { concurrency: true, skip: built ? false : `no
     }
   });
 
+  test('run by its #! line (node with the launchers\' flags, node-flags.ts), the bin takes the build\'s cache, and makes a missing one that a plain run takes', async () => {
+    const bin = copyOfBin();
+    const env = { ...process.env, NODE_DEBUG: 'code-cache', NODE_OPTIONS: '' };
+    const accepted = spawnSync(bin, ['--help'], { encoding: 'utf8', env });
+    assert.equal(accepted.status, 0, accepted.stderr);
+    assert.match(accepted.stderr, /CODE-CACHE \d+: accepted /);
+    rmSync(cacheOf(bin));
+    const made = spawnSync(bin, ['--help'], { encoding: 'utf8', env });
+    assert.match(made.stderr, /CODE-CACHE \d+: written /, made.stderr);
+    const plain = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env });
+    assert.match(plain.stderr, /CODE-CACHE \d+: accepted /, plain.stderr);
+  });
+
   const cases: [string, (bin: string) => void, RegExp][] = [
     // Without V8's checksum a flipped byte is a fatal error inside its deserialiser (launch.ts).
     ['a flipped byte in the middle of V8\'s data', (bin) => damageCache(bin, (d) => ((d[d.length >> 1]! ^= 0xff), d)), /rejected/],
